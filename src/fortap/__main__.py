@@ -1,0 +1,3 @@
+from fortap.cli import main
+
+main()
