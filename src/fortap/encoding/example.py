@@ -7,6 +7,12 @@ tests); `collate` turns a list of them into a `Batch` of tensors.
 Token layout: `[CLS] context… [SEP] cell-1 tokens… [SEP] cell-2 tokens…` with at most
 `max_cell_tokens` tokens per cell including its `[SEP]`. Cell 0 is the `[CLS]`+context
 segment; cells 1..C are table cells in serialisation order.
+
+`meta` (JSON-friendly, never tensors) as `serialize` fills it: `book`, `sheet`, `region` (A1),
+`dropped_cells` ([row, col] left out to fit `max_seq_len`), `cut_cells` (cells whose tokens were
+cut at `max_cell_tokens`), `input_modes` ([row, col, mode] of every formula or tagged cell, the
+mode actually shown), `formula_fallbacks` ([row, col, reason] of "tokens" cells shown as the
+tag), `positions_clipped` (a row or column >= NULL_POS was clipped to NULL_POS - 1).
 """
 
 from __future__ import annotations
@@ -29,12 +35,12 @@ class Example:
     rows: list[int]  # (T,) table row of the token's cell, NULL_POS outside the table
     cols: list[int]  # (T,) table column, NULL_POS outside the table
     top_coords: list[tuple[int, int, int, int]]  # (T, L) top-tree sibling index per level, -1 null
-    left_coords: list[tuple[int, int, int, int]]  # (T, L) left-tree sibling index per level, -1 null
+    left_coords: list[tuple[int, int, int, int]]  # (T, L) left-tree sibling index, -1 null
     formats: list[tuple[float, ...]]  # (T, F) format vector in [0, 1]
     cell_ids: list[int]  # (T,) 0 for [CLS]/context, k for the k-th serialised cell (1-based)
     cell_coords: list[tuple[int, int]]  # (C,) table (row, col) of serialised cell k = index + 1
     targets: dict[str, Any] = field(default_factory=dict)  # keyed by objective / task name
-    meta: dict[str, Any] = field(default_factory=dict)  # book, sheet, table region, ... (not tensors)
+    meta: dict[str, Any] = field(default_factory=dict)  # book, sheet, region, ... (see above)
 
     def __len__(self) -> int:
         return len(self.token_ids)
