@@ -1,0 +1,13 @@
+"""Formulas in the paper's representation: typed AST, prefix tokens, sketch, ranges, verdict.
+
+Entry point: `parse_formula(text, host_sheet, cell) -> Formula`. Modules: `parser` (formualizer
+-> our AST in `nodes`), `printer` (AST -> text), `tokens` (the 41-token vocabulary), `sketch`
+(prefix order, sketch, ranges), `references` (A1 <-> coordinates, R1C1), `filters` (keep/discard
+reasons, with `excel_functions`), `occurrences` (first five per row/column), `targets` (NCP
+candidates, referenced cells), `report` (the `fortap formula` command).
+"""
+
+from fortap.formula.formula import Formula, parse_formula
+from fortap.formula.tokens import FORMULA_VOCAB, FormulaToken
+
+__all__ = ["FORMULA_VOCAB", "Formula", "FormulaToken", "parse_formula"]

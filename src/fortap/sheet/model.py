@@ -141,8 +141,12 @@ class Sheet:
 
 @dataclass(frozen=True)
 class Workbook:
-    """Every sheet of one file. `converted_from` names the original when LibreOffice converted it."""
+    """Every sheet of one file. `converted_from` names the original when LibreOffice converted it.
+
+    `skipped_sheets` lists `(sheet name, reason)` for sheets that were not read (chartsheets).
+    """
 
     path: str
     sheets: tuple[Sheet, ...]
     converted_from: str | None = None
+    skipped_sheets: tuple[tuple[str, str], ...] = ()
