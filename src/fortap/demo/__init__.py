@@ -1,0 +1,1 @@
+"""The demo: sample workbooks generated on the spot, and the pipeline run over them step by step."""

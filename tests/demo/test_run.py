@@ -1,0 +1,36 @@
+"""`fortap demo` and `fortap ingest` end to end through the CLI."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from fortap.cli import app
+from fortap.demo.samples import SamplesConfig, write_samples
+
+runner = CliRunner()
+
+
+def test_fortap_demo_runs_end_to_end(tmp_path):
+    result = runner.invoke(app, ["demo", "-o", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    assert "tables found" in result.output and "budget" in result.output
+    assert len(list((tmp_path / "demo" / "books").glob("*.xlsx"))) == 8
+    lines = (tmp_path / "demo" / "tables" / "tables.jsonl").read_text().splitlines()
+    report = json.loads((tmp_path / "demo" / "tables" / "report.json").read_text())
+    assert report["totals"]["files_read"] == 8 and report["totals"]["files_skipped"] == 0
+    assert len(lines) == report["totals"]["tables"] >= 12
+
+
+def test_fortap_ingest_exit_status(tmp_path):
+    good = write_samples(tmp_path / "in", SamplesConfig(books=("loan",)))[0]
+    bad = tmp_path / "in" / "bad.xlsx"
+    bad.write_bytes(b"PK\x03\x04 truncated")
+    ok = runner.invoke(app, ["ingest", str(good), str(bad), "-o", str(tmp_path / "a")])
+    assert ok.exit_code == 0, ok.output
+    assert "read 1 of 2 files" in ok.output
+    failed = runner.invoke(app, ["ingest", str(bad), "-o", str(tmp_path / "b")])
+    assert failed.exit_code == 1
+    report = json.loads((tmp_path / "b" / "report.json").read_text())
+    assert report["files"][0]["reason"] == "corrupt_zip"

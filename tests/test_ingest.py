@@ -1,0 +1,158 @@
+"""Ingest: folders -> Table JSONL + report; bad files are recorded with reasons, never fatal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import fortap.sheet
+import fortap.table
+from fortap.demo.samples import SamplesConfig, write_samples
+from fortap.errors import FortapError
+from fortap.ingest import expand_paths, run_ingest
+from fortap.table.io import read_jsonl
+
+
+@pytest.fixture
+def mixed_folder(tmp_path) -> Path:
+    """A good workbook, a truncated one, a picture named .xlsx and a text file."""
+    folder = tmp_path / "in"
+    good = write_samples(folder, SamplesConfig(books=("budget",)))[0]
+    data = good.read_bytes()
+    (folder / "corrupt.xlsx").write_bytes(data[: len(data) // 2])
+    (folder / "picture.xlsx").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (folder / "readme.txt").write_text("not a workbook\n")
+    return folder
+
+
+def read_report(out: Path) -> dict:
+    return json.loads((out / "report.json").read_text())
+
+
+def test_expand_paths_walks_folders_and_keeps_named_files(tmp_path):
+    (tmp_path / "sub").mkdir()
+    for name in ("b.xlsx", "sub/a.CSV", "notes.txt", "~$b.xlsx", ".hidden.xlsx"):
+        (tmp_path / name).write_bytes(b"x")
+    named = tmp_path / "notes.txt"
+    files, ignored = expand_paths([tmp_path, tmp_path / "b.xlsx", named])
+    assert [p.relative_to(tmp_path).as_posix() for p in files] == [
+        "b.xlsx",
+        "sub/a.CSV",
+        "notes.txt",
+    ]
+    assert sorted(p.name for p in ignored) == [".hidden.xlsx", "notes.txt", "~$b.xlsx"]
+
+
+def test_bad_files_are_recorded_and_good_tables_written(mixed_folder, tmp_path):
+    out = tmp_path / "out"
+    report = run_ingest([mixed_folder], out, progress=False)
+    by_name = {Path(f.path).name: f for f in report.files}
+    assert list(by_name) == ["budget.xlsx", "corrupt.xlsx", "picture.xlsx"]
+    assert by_name["budget.xlsx"].status == "ok"
+    assert (by_name["corrupt.xlsx"].status, by_name["corrupt.xlsx"].reason) == (
+        "skipped",
+        "corrupt_zip",
+    )
+    assert (by_name["picture.xlsx"].status, by_name["picture.xlsx"].reason) == (
+        "skipped",
+        "not_a_spreadsheet",
+    )
+    assert "corrupt.xlsx" in by_name["corrupt.xlsx"].message
+    assert report.files_read == 1 and report.files_skipped == 2
+
+    lines = (out / "tables.jsonl").read_text().splitlines()
+    assert len(lines) == by_name["budget.xlsx"].tables == 3  # Staffing holds two tables
+    assert all(Path(json.loads(line)["book"]).name == "budget.xlsx" for line in lines)
+    saved = read_report(out)
+    assert saved["totals"]["skipped_by_reason"] == {"corrupt_zip": 1, "not_a_spreadsheet": 1}
+    assert saved["totals"]["formula_cells"] == 72 + 31
+    assert [Path(p).name for p in saved["ignored"]] == ["readme.txt"]
+    assert [s["name"] for s in saved["files"][0]["sheets"]] == ["FY2024 Budget", "Staffing"]
+
+
+def test_an_unexpected_exception_skips_only_its_file(tmp_path, monkeypatch):
+    paths = write_samples(tmp_path / "in", SamplesConfig(books=("loan", "sales")))
+    real = fortap.sheet.read_workbook
+
+    def flaky(path, *args, **kwargs):
+        if Path(path).name == "loan.xlsx":
+            raise RuntimeError("reader bug")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(fortap.sheet, "read_workbook", flaky)
+    report = run_ingest(paths, tmp_path / "out", progress=False)
+    loan, sales = report.files
+    assert (loan.status, loan.reason, loan.message) == (
+        "skipped",
+        "internal_error",
+        "RuntimeError: reader bug",
+    )
+    assert sales.status == "ok" and sales.tables >= 1
+
+
+def test_a_detection_failure_is_kept_on_its_sheet(tmp_path, monkeypatch):
+    path = write_samples(tmp_path / "in", SamplesConfig(books=("budget",)))[0]
+    detect = fortap.table.detect_tables
+
+    def picky(sheet):
+        if sheet.name == "Staffing":
+            raise ValueError("odd layout")
+        return detect(sheet)
+
+    monkeypatch.setattr(fortap.table, "detect_tables", picky)
+    (file,) = run_ingest([path], tmp_path / "out", progress=False).files
+    budget, staffing = file.sheets
+    assert file.status == "ok" and budget.tables and budget.error is None
+    assert staffing.error == "internal_error: ValueError: odd layout" and staffing.tables == ()
+    assert staffing.formula_cells == 31
+
+
+def test_no_spreadsheet_files_is_an_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(FortapError, match="no spreadsheet files found"):
+        run_ingest([tmp_path], tmp_path / "out", progress=False)
+
+
+def test_workers_must_be_positive(tmp_path):
+    with pytest.raises(ValueError, match="IngestConfig.workers"):
+        run_ingest([tmp_path], tmp_path / "out", workers=0)
+
+
+def test_two_workers_write_what_one_writes(mixed_folder, tmp_path):
+    write_samples(mixed_folder / "more", SamplesConfig(books=("sales", "energy", "gradebook")))
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    run_ingest([mixed_folder], one, workers=1, progress=False)
+    run_ingest([mixed_folder], two, workers=2, progress=False)
+    assert (one / "tables.jsonl").read_bytes() == (two / "tables.jsonl").read_bytes()
+
+    def untimed(report: dict) -> dict:
+        for file in report["files"]:
+            file.pop("seconds")
+        report["totals"].pop("seconds")
+        return report
+
+    assert untimed(read_report(one)) == untimed(read_report(two))
+    assert read_report(two)["totals"]["files_read"] == 4
+
+
+def test_tables_read_back_as_detected(tmp_path):
+    path = write_samples(tmp_path / "in", SamplesConfig(books=("gradebook",)))[0]
+    run_ingest([path], tmp_path / "out", progress=False)
+    back = list(read_jsonl(tmp_path / "out" / "tables.jsonl"))
+    sheets = fortap.sheet.read_workbook(path).sheets
+    assert back == [t for sheet in sheets for t in fortap.table.detect_tables(sheet)]
+    assert [t.region.a1 for t in back] == ["A4:I20", "A23:B27", "A3:C9"]
+
+
+def test_real_workbooks_survive(data_dir, tmp_path):
+    """The three smallest EUSES workbooks: read, tables found, and the JSONL reads back."""
+    folder = data_dir / "euses_excelint" / "subjects_xlsx"
+    smallest = sorted(folder.glob("*.xlsx"), key=lambda p: (p.stat().st_size, p.name))[:3]
+    report = run_ingest(smallest, tmp_path / "out", progress=False)
+    assert report.files_read == 3
+    back = list(read_jsonl(tmp_path / "out" / "tables.jsonl"))
+    assert len(back) == report.totals()["tables"] > 0
+    assert {t.book for t in back} <= {str(p) for p in smallest}
