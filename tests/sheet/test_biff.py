@@ -8,7 +8,7 @@ import struct
 from collections import defaultdict
 
 from openpyxl.utils import coordinate_to_tuple
-from sheet_builders import ole_file
+from .sheet_builders import ole_file
 
 from fortap.sheet.biff import BiffCensus, census
 

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sheet_builders import SHEET1, ole_file, rewrite_member
+from .sheet_builders import SHEET1, ole_file, rewrite_member
 
 from fortap.errors import SheetError
 from fortap.sheet import Cell, ReadLimits, read_workbook, read_workbooks

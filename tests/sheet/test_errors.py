@@ -7,7 +7,7 @@ import zipfile
 
 import openpyxl
 import pytest
-from sheet_builders import SHEET1, ole_file, rewrite_member
+from .sheet_builders import SHEET1, ole_file, rewrite_member
 
 from fortap.errors import SheetError
 from fortap.sheet import ReadLimits, read_workbook

@@ -77,11 +77,12 @@ def step_ingest(books: list[Path], tables: Path, cfg: DemoConfig, console: Conso
 def found_table(report: IngestReport) -> RichTable:
     """Step 3: one row per detected table (or per sheet without one, or per skipped file)."""
     view = RichTable(title="3. tables found", title_justify="left", caption=CAPTION)
-    view.add_column("book", no_wrap=True)
-    view.add_column("sheet", no_wrap=True, overflow="ellipsis", max_width=16)
+    view.add_column("book", no_wrap=True, overflow="ellipsis", max_width=10)
+    view.add_column("sheet", no_wrap=True, overflow="ellipsis", max_width=12)
     for name in ("region", "headers", "depth", "formulas"):
-        view.add_column(name, no_wrap=True, justify="right")
-    view.add_column("context")  # title or first note; the one column that wraps when narrow
+        view.add_column(name, no_wrap=True, justify="right", min_width=len(name))
+    # the title or first note, cut to whatever width is left
+    view.add_column("context", no_wrap=True, overflow="ellipsis", max_width=17)
     for file in report.files:
         book = Path(file.path).stem
         if file.status != "ok":
