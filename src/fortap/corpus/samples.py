@@ -1,0 +1,153 @@
+"""One formula cell -> one pretraining `Example`, with the formula facts the objectives read.
+
+Input (the paper's): the table's non-empty header cells and every cell on the formula cell's
+row and column (`fortap.encoding.selection.select_cells`). The formula cell is shown as its
+formula tokens (40 %), the `[FORMULA]` tag (30 %) or its value (30 %), drawn from an rng
+seeded by (seed, workbook key, sheet, cell) alone, so a sample never depends on which task or
+worker built it. The cells the objectives need (headers, referenced cells, NCP operands) are
+never dropped to fit the length; when they alone do not fit, there is no sample.
+
+`example.targets["formula"]` (`FORMULA_KEY`) holds the facts as 1-based cell ids (indices into
+`cell_coords` + 1; 0 = not in the input), which stay valid while objectives blank cells or
+insert context, since those never renumber cells:
+
+- `cell`, `mode` ("tokens", "tag", "value": the mode actually shown), `sheet_cell` (A1);
+- `tokens`: in "tokens" mode one `[offset, kind, vocab, ref]` per formula token, `offset` its
+  position after the formula cell's [SEP] (1-based), `kind` "op" (operator or function),
+  "ref" (a reference end) or "other" (constant, `:`), `vocab` its `FORMULA_VOCAB` index,
+  `ref` the cell id it points at (0 when that cell is not in the input); [] otherwise;
+- `side`, `formula_header`, `positives`, `negatives`: NRP (table-only);
+- `row_header`, `col_header`, `referenced`: NRP (table-text) and reference tagging;
+- `ncp`: `[[class id, [cell ids]]]`, groups whose operands are all in the input.
+
+A table without any kept formula can still give one *table sample* (no formula facts) for
+TUTA's objectives: a window of rows under its headers, chosen by the same kind of seeded rng.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from fortap.corpus.facts import FormulaFacts
+from fortap.encoding.example import Example
+from fortap.encoding.formula_input import referenced_cell
+from fortap.encoding.piece import RC
+from fortap.encoding.selection import chunk_rows, select_cells
+from fortap.encoding.serialize import SerializeConfig, serialize
+from fortap.formula.tokens import FORMULA_VOCAB_INDEX
+from fortap.sheet.model import a1
+from fortap.table.model import Table
+from fortap.text.tokenizer import Tokenizer
+
+FORMULA_KEY = "formula"
+TOKEN_KINDS = {"OP": "op", "FUNC": "op", "CELL": "ref", "CONST": "other", "SPECIAL": "other"}
+
+
+@dataclass(frozen=True)
+class SampleConfig:
+    """How formula cells are shown and which tables give samples without formulas."""
+
+    tokens_rate: float = 0.4  # chance the formula cell shows its formula tokens
+    tag_rate: float = 0.3  # chance it shows the [FORMULA] tag (else its value)
+    table_samples: bool = True  # a table without kept formulas gives one TUTA-only sample
+
+    def __post_init__(self) -> None:
+        for name in ("tokens_rate", "tag_rate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(
+                    f"SampleConfig.{name} must be in [0, 1], got {getattr(self, name)}"
+                )
+        if self.tokens_rate + self.tag_rate > 1.0:
+            raise ValueError("SampleConfig.tokens_rate + tag_rate must not exceed 1")
+
+
+def sample_rng(seed: int, book_key: str, sheet: str, rc: RC) -> random.Random:
+    """The rng of one sample: a function of (seed, workbook key, sheet, sheet cell) only."""
+    return random.Random(f"{seed}|{book_key}|{sheet}|{rc[0]}|{rc[1]}")
+
+
+def draw_mode(rng: random.Random, cfg: SampleConfig) -> str:
+    draw = rng.random()
+    if draw < cfg.tokens_rate:
+        return "tokens"
+    return "tag" if draw < cfg.tokens_rate + cfg.tag_rate else "value"
+
+
+def formula_sample(
+    table: Table,
+    facts: FormulaFacts,
+    tokenizer: Tokenizer,
+    serialize_cfg: SerializeConfig,
+    mode: str,
+) -> Example | None:
+    """The sample of one kept formula shown in `mode`; None when its needed cells do not fit."""
+    rc = facts.cell
+    cells = select_cells(table, rc)
+    present = set(cells)
+    needed = [facts.formula_header, facts.row_header, facts.col_header, *facts.positives,
+              *facts.referenced, *(c for _, group in facts.ncp for c in group)]  # fmt: skip
+    keep = {c for c in needed if c is not None and c in present}
+    try:
+        example = serialize(table, tokenizer, serialize_cfg, cells=cells,
+                            formula_inputs={rc: mode}, keep=keep)  # fmt: skip
+    except ValueError:
+        return None
+    ids = {tuple(at): k for k, at in enumerate(example.cell_coords, start=1)}
+    shown = next(m for r, c, m in example.meta["input_modes"] if (r, c) == rc)
+    example.targets[FORMULA_KEY] = formula_targets(table, facts, ids, shown)
+    sheet_rc = (table.region.top + rc[0], table.region.left + rc[1])
+    example.meta["formula"] = table.cell(*rc).formula
+    example.meta["formula_cell"] = a1(*sheet_rc)
+    return example
+
+
+def formula_targets(table: Table, facts: FormulaFacts, ids: dict[RC, int], mode: str) -> dict:
+    """The facts as cell ids of the serialised example (see module doc)."""
+
+    def id_of(rc: RC | None) -> int:
+        return ids.get(rc, 0) if rc is not None else 0
+
+    def present(cells) -> list[int]:
+        return [ids[c] for c in cells if c in ids]
+
+    tokens = []
+    if mode == "tokens":
+        for offset, token in enumerate(facts.formula.tokens, start=1):
+            at = referenced_cell(table, token, facts.cell) if token.kind == "CELL" else None
+            tokens.append(
+                [offset, TOKEN_KINDS[token.kind], FORMULA_VOCAB_INDEX[token.vocab], id_of(at)]
+            )
+    ncp = [
+        [label, [ids[c] for c in group]]
+        for label, group in facts.ncp
+        if all(c in ids for c in group)
+    ]
+    header = id_of(facts.formula_header)
+    return {
+        "cell": ids[facts.cell],
+        "mode": mode,
+        "tokens": tokens,
+        "side": facts.side,
+        "formula_header": header,
+        "positives": present(facts.positives) if header else [],
+        "negatives": present(facts.negatives) if header else [],
+        "row_header": id_of(facts.row_header),
+        "col_header": id_of(facts.col_header),
+        "referenced": present(facts.referenced),
+        "ncp": ncp,
+    }
+
+
+def table_sample(
+    table: Table, tokenizer: Tokenizer, serialize_cfg: SerializeConfig, rng: random.Random
+) -> Example | None:
+    """One window of rows under the table's headers, formulas shown as values; no facts."""
+    context = table.context[0] if table.context else None
+    cfg = replace(serialize_cfg, formula_mode="value")
+    try:
+        windows = chunk_rows(table, tokenizer, cfg, context=context)
+        example = serialize(table, tokenizer, cfg, context=context, cells=rng.choice(windows))
+    except ValueError:
+        return None
+    return example if example.cell_coords else None
