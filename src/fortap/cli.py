@@ -61,6 +61,80 @@ def ingest(
         raise typer.Exit(1)
 
 
+@app.command()
+@_fail_cleanly
+def pretrain(
+    tables: Annotated[
+        list[Path], typer.Option("--tables", help="Table JSONL / HiTab JSON files or folders.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Run folder (resumes if it holds checkpoints).")
+    ],
+    config: Annotated[str, typer.Option(help="Preset name (tiny, small) or a YAML path.")] = "tiny",
+    objectives: Annotated[
+        str,
+        typer.Option(help="Comma-separated names from fortap.objectives.registry (TUTA's three)."),
+    ] = "mlm,cell_cloze,table_context",
+    steps: Annotated[int | None, typer.Option(help="Updates (overrides training.steps).")] = None,
+    init: Annotated[str, typer.Option(help="random or minilm.")] = "random",
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Dotted override, e.g. optim.lr=1e-4.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Pretrain the table encoder with TUTA's objectives (MLM, cell cloze, table context)."""
+    from fortap.pretrain import run_pretrain
+
+    names = [n.strip() for n in objectives.split(",") if n.strip()]
+    run_pretrain(tables, out, config, names, steps, init, set_ or [], progress)
+
+
+@app.command()
+@_fail_cleanly
+def formula(
+    text: Annotated[str | None, typer.Argument(help='One formula, e.g. "=SUM(B2:B5)/B6".')] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", help="A list of formulas, one per line.")
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write the list's counts as JSON here.")
+    ] = None,
+    sheet: Annotated[
+        str | None, typer.Option("--sheet", help="Host sheet name (decides cross-sheet).")
+    ] = None,
+    cell: Annotated[
+        str | None, typer.Option("--cell", help="Formula cell, e.g. D7 (adds the R1C1 form).")
+    ] = None,
+) -> None:
+    """Show a formula's AST, prefix tokens, sketch, ranges and filter verdict; or run a list."""
+    from fortap.formula.report import run_formula
+
+    run_formula(text, file=file, report=report, sheet=sheet, cell=cell)
+
+
+@app.command("build-corpus")
+@_fail_cleanly
+def build_corpus(
+    tables: Annotated[
+        list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Corpus folder (a rerun resumes).")],
+    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seeds input modes and the split.")] = 0,
+    tables_per_task: Annotated[
+        int, typer.Option(help="Tables per task (one shard per split each).")
+    ] = 64,
+    split_overrides: Annotated[
+        Path | None, typer.Option(help="JSON {workbook key or path: train|dev|test}.")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar and the stats.")] = True,
+) -> None:
+    """Tables -> ForTaP pretraining shards split by workbook, resumable, with a stats report."""
+    from fortap.corpus.build import run_build_corpus
+
+    run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,60 @@
+"""What every pretraining objective provides, and the context its target builder receives.
+
+An objective is one module exposing an `Objective` record:
+
+- `targets(example, cfg, ctx) -> Example`: a pure function of the example, the objective's
+  config and `ctx` (vocabulary, explicit `rng`, token budget, negatives). It returns a new
+  Example with disturbed inputs and its targets under `example.targets[name]`;
+- `collate(values, batch) -> dict[str, Tensor]`: pads the examples' `targets[name]` (None
+  where an example has none) into `Batch.targets[name]` (the hook of `encoding.collate`);
+- `head(encoder, cfg) -> nn.Module`: a thin head over `EncoderOutput` whose
+  `forward(output, batch)` returns the objective's scores;
+- `loss(scores, targets) -> Tensor` and `metric(scores, targets) -> dict[str, float]`.
+
+`order` fixes when targets are built: objectives that restructure the sequence (blank cells,
+append items) run before those that only relabel tokens (MLM), so nobody's positions move
+after they are recorded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fortap.objectives.vocab import Vocab
+
+
+@dataclass(frozen=True)
+class TargetContext:
+    """Everything a target builder may read besides the example and its config."""
+
+    vocab: Vocab
+    rng: random.Random  # the only source of randomness
+    max_tokens: int = 256  # appended items must keep the example within this many tokens
+    negatives: Sequence[str] = ()  # context snippets of other tables (table-context distractors)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One pretraining objective: targets, collate hook, head, loss and metric."""
+
+    name: str
+    config: type  # config dataclass with defaults
+    targets: Callable[..., Any]
+    collate: Callable[..., dict[str, Any]]
+    head: Callable[..., Any]
+    loss: Callable[..., Any]
+    metric: Callable[..., dict[str, float]]
+    order: int  # target builders run in increasing order
+
+
+def hidden_size(encoder) -> int:
+    """Width D of the encoder's states, read from its word embeddings."""
+    return word_embeddings(encoder).weight.shape[1]
+
+
+def word_embeddings(encoder):
+    """The encoder's token embedding table (`nn.Embedding`), which the MLM decoder is tied to."""
+    return encoder.embeddings.word_embeddings

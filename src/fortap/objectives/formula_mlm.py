@@ -1,0 +1,180 @@
+"""Formula masked language modelling (`formula_mlm`; ForTaP's formula MLM, reference note §6.7).
+
+Only for samples that show their formula as tokens (`targets["formula"]["tokens"]`). With
+chance `operator_rate` every operator and function token of the formula is masked, otherwise
+every reference token (when the drawn kind has none, the other kind is masked):
+
+- a masked operator becomes [MASK] (it keeps the formula cell's position, format and number
+  features, which it had already) and is recovered over the 41-token formula vocabulary;
+- a masked reference becomes [MASK] with "not a number" features and the formula cell's row,
+  column, tree coordinates and format, so nothing of the referenced cell leaks through its
+  position; it is recovered by pointing at the referenced cell among the input cells. A
+  reference whose cell is not in the input is masked but has no target.
+
+Heads: operators Linear → GELU → LayerNorm → Linear(41); references score
+(W·h_mask)·h_cell over the example's cells. Loss: the sum of the two cross-entropies.
+Letters: B batch, C cells, N masked operators, M masked references, D hidden.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from fortap.corpus.samples import FORMULA_KEY
+from fortap.encoding.example import Batch, Example
+from fortap.formula.tokens import FORMULA_VOCAB
+from fortap.model.output import EncoderOutput
+from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.edits import cell_spans, clone
+from fortap.text.numbers import NAN_FEATURES
+from fortap.text.tokenizer import FORMULA_TOKEN_BASE
+
+NAME = "formula_mlm"
+_POSITION_FIELDS = ("rows", "cols", "top_coords", "left_coords", "formats")
+
+
+@dataclass(frozen=True)
+class FormulaMlmConfig:
+    operator_rate: float = 0.5  # chance of masking the operators (else the references)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.operator_rate <= 1.0:
+            raise ValueError(
+                f"FormulaMlmConfig.operator_rate must be in [0, 1], got {self.operator_rate}"
+            )
+
+
+def targets(example: Example, cfg: FormulaMlmConfig, ctx: TargetContext) -> Example:
+    """Targets: `op_positions`/`op_labels` (vocab ids) and `ref_positions`/`ref_cells` (ids)."""
+    facts = example.targets.get(FORMULA_KEY)
+    out = clone(example)
+    target: dict[str, list[int]] = {
+        "op_positions": [],
+        "op_labels": [],
+        "ref_positions": [],
+        "ref_cells": [],
+    }
+    tokens = facts["tokens"] if facts else []
+    ops = [t for t in tokens if t[1] == "op"]
+    refs = [t for t in tokens if t[1] == "ref"]
+    if ops or refs:
+        use_ops = ctx.rng.random() < cfg.operator_rate
+        if not (ops if use_ops else refs):
+            use_ops = not use_ops
+        sep = cell_spans(example)[facts["cell"]][0]  # the formula cell's [SEP]
+        for offset, _, vocab, ref in ops if use_ops else refs:
+            pos = sep + offset
+            assert example.token_ids[pos] == FORMULA_TOKEN_BASE + vocab, (
+                pos,
+                vocab,
+            )  # the facts match the tokens
+            out.token_ids[pos] = ctx.vocab.mask
+            if use_ops:
+                target["op_positions"].append(pos)
+                target["op_labels"].append(vocab)
+                continue
+            out.numbers[pos] = NAN_FEATURES
+            for name in _POSITION_FIELDS:
+                getattr(out, name)[pos] = getattr(example, name)[sep]
+            if ref:
+                target["ref_positions"].append(pos)
+                target["ref_cells"].append(ref)
+    out.targets[NAME] = target
+    return out
+
+
+def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
+    """Flat (N,) operator tensors and flat (M,) reference tensors (cells 0-based)."""
+    op_b, op_pos, op_lab, ref_b, ref_pos, ref_cell = [], [], [], [], [], []
+    for b, target in enumerate(values):
+        if not target:
+            continue
+        op_b += [b] * len(target["op_positions"])
+        op_pos += target["op_positions"]
+        op_lab += target["op_labels"]
+        ref_b += [b] * len(target["ref_positions"])
+        ref_pos += target["ref_positions"]
+        ref_cell += [c - 1 for c in target["ref_cells"]]
+    as_long = lambda xs: torch.tensor(xs, dtype=torch.long)  # noqa: E731
+    return {"op_batch": as_long(op_b), "op_index": as_long(op_pos), "op_labels": as_long(op_lab),
+            "ref_batch": as_long(ref_b), "ref_index": as_long(ref_pos), "ref_cells": as_long(ref_cell)}  # fmt: skip
+
+
+class FormulaMlmHead(nn.Module):
+    """Operator decoder over the formula vocabulary and a pointer from references to cells."""
+
+    def __init__(self, encoder: nn.Module, cfg: FormulaMlmConfig | None = None) -> None:
+        super().__init__()
+        D = hidden_size(encoder)
+        self.operator = nn.Sequential(nn.Linear(D, D), nn.GELU(), nn.LayerNorm(D, eps=1e-12),
+                                      nn.Linear(D, len(FORMULA_VOCAB)))  # fmt: skip
+        self.pointer = nn.Linear(D, D)
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+                nn.init.zeros_(module.bias)
+
+    def forward(self, output: EncoderOutput, batch: Batch) -> dict[str, torch.Tensor]:
+        target = batch.targets[NAME]
+        tokens = output.token_states  # (B, T, D)
+        ops = self.operator(tokens[target["op_batch"], target["op_index"]])  # (N, 41)
+        query = self.pointer(tokens[target["ref_batch"], target["ref_index"]])  # (M, D)
+        keys = output.cell_states[target["ref_batch"]]  # (M, C, D)
+        refs = (keys @ query.unsqueeze(-1)).squeeze(-1)  # (M, C)
+        refs = refs.masked_fill(~batch.cell_mask[target["ref_batch"]], -1e4)  # (M, C)
+        return {"op": ops, "ref": refs}
+
+
+def loss(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> torch.Tensor:
+    total = scores["op"].sum() * 0.0 + scores["ref"].sum() * 0.0  # keeps the graph when empty
+    if scores["op"].shape[0]:
+        total = total + F.cross_entropy(scores["op"].float(), target["op_labels"])
+    if scores["ref"].shape[0]:
+        total = total + F.cross_entropy(scores["ref"].float(), target["ref_cells"])
+    return total
+
+
+def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> dict[str, float]:
+    """Accuracy over all masked tokens with a target, and per kind."""
+    n_op, n_ref = scores["op"].shape[0], scores["ref"].shape[0]
+    op_hits = int((scores["op"].argmax(-1) == target["op_labels"]).sum()) if n_op else 0
+    ref_hits = int((scores["ref"].argmax(-1) == target["ref_cells"]).sum()) if n_ref else 0
+    n = n_op + n_ref
+    return {"acc": (op_hits + ref_hits) / n if n else 0.0, "n": float(n),
+            "acc_op": op_hits / n_op if n_op else 0.0, "n_op": float(n_op),
+            "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n_ref": float(n_ref)}  # fmt: skip
+
+
+def baseline(values: list[dict | None], cells: list[int] | None = None) -> dict[str, float]:
+    """Trivial predictors on built targets: operators by their most frequent label; references
+    by a uniform guess among the example's cells (`cells[i]` = cells of example i), whose
+    expected accuracy is 1/cells, or 0 when `cells` is not given."""
+    labels = Counter(y for v in values if v for y in v["op_labels"])
+    n_op = sum(labels.values())
+    op_hits = labels.most_common(1)[0][1] if labels else 0
+    n_ref = sum(len(v["ref_cells"]) for v in values if v)
+    ref_hits = 0.0
+    if cells is not None:
+        ref_hits = sum(
+            len(v["ref_cells"]) / max(1, k) for v, k in zip(values, cells, strict=True) if v
+        )
+    n = n_op + n_ref
+    return {"acc": (op_hits + ref_hits) / n if n else 0.0, "acc_op": op_hits / n_op if n_op else 0.0,
+            "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n": float(n)}  # fmt: skip
+
+
+OBJECTIVE = Objective(
+    name=NAME,
+    config=FormulaMlmConfig,
+    targets=targets,
+    collate=collate,
+    head=FormulaMlmHead,
+    loss=loss,
+    metric=metric,
+    order=20,
+)

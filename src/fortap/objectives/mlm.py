@@ -1,0 +1,155 @@
+"""Masked language modelling with whole-cell masking (`mlm`; TUTA, reference note §5.2).
+
+Targets: a share of the table cells that hold words is chosen; in each, with probability
+`whole_cell_rate` every word piece is masked and the cell's [SEP] learns to predict the cell's
+first word piece, otherwise one word piece is masked. Each masked piece becomes [MASK] (80 %),
+a random word (10 %) or stays (10 %), and loses its number features so an in-vocabulary integer
+cannot leak through them. Numbers (tokens with number features), [VAL], [EMP], [FORMULA] and
+the formula tokens are never targets, as in the reference.
+The first context segment (after [CLS]) can be chosen too, single-piece only.
+
+Departures from the reference: the [SEP] predicts the cell's first piece rather than a random
+one (a learnable target), and the "punctuation" list bug is gone (every `no_target` id is
+excluded, nothing else).
+
+Head: Linear(D, D) → GELU → LayerNorm → decoder tied to the encoder's word embeddings + bias.
+Only labelled positions are decoded. Letters: B batch, T tokens, N labelled tokens, D, V vocab.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from fortap.encoding.example import Batch, Example
+from fortap.model.output import EncoderOutput
+from fortap.objectives.base import Objective, TargetContext, hidden_size, word_embeddings
+from fortap.objectives.edits import cell_spans, clone, in_table, word_positions
+from fortap.text.numbers import NAN_FEATURES
+
+NAME = "mlm"
+
+
+@dataclass(frozen=True)
+class MlmConfig:
+    cell_rate: float = (
+        0.15  # share of word-holding cells (word = not special, not a number) chosen for masking
+    )
+    max_cells: int = 20  # at most this many cells per example
+    whole_cell_rate: float = 0.3  # chance that a chosen cell is masked whole
+    mask_rate: float = 0.8  # chance a masked piece becomes [MASK]
+    random_rate: float = 0.1  # chance it becomes a random word (the rest stay unchanged)
+    context: bool = True  # may the context after [CLS] be chosen (single piece)
+
+    def __post_init__(self) -> None:
+        for name in ("cell_rate", "whole_cell_rate", "mask_rate", "random_rate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"MlmConfig.{name} must be in [0, 1], got {getattr(self, name)}")
+        if self.mask_rate + self.random_rate > 1.0:
+            raise ValueError("MlmConfig.mask_rate + random_rate must not exceed 1")
+        if self.max_cells < 1:
+            raise ValueError(f"MlmConfig.max_cells must be >= 1, got {self.max_cells}")
+
+
+def targets(example: Example, cfg: MlmConfig, ctx: TargetContext) -> Example:
+    """Mask word pieces of some cells; targets: `positions` and `labels` (original ids)."""
+    vocab, rng = ctx.vocab, ctx.rng
+    spans = cell_spans(example)
+    maskable: dict[int, list[int]] = {}
+    for cell in spans:
+        if cell == 0 and not cfg.context:
+            continue
+        if cell != 0 and not in_table(example, cell, spans):
+            continue  # appended items (cloze answers, context choices) are not masked
+        pieces = word_positions(example, cell, spans, vocab.no_target)
+        if pieces:
+            maskable[cell] = pieces
+    out = clone(example)
+    labels: dict[int, int] = {}
+    if maskable:
+        n = min(cfg.max_cells, max(1, round(cfg.cell_rate * len(maskable))))
+        for cell in sorted(rng.sample(sorted(maskable), n)):
+            pieces = maskable[cell]
+            if cell != 0 and rng.random() < cfg.whole_cell_rate:
+                chosen = pieces
+                labels[spans[cell][0]] = example.token_ids[pieces[0]]  # [SEP] -> first piece
+            else:
+                chosen = [rng.choice(pieces)]
+            for pos in chosen:
+                labels[pos] = example.token_ids[pos]
+                out.token_ids[pos] = _noise(example.token_ids[pos], cfg, ctx)
+                out.numbers[pos] = NAN_FEATURES
+    positions = sorted(labels)
+    out.targets[NAME] = {"positions": positions, "labels": [labels[p] for p in positions]}
+    return out
+
+
+def _noise(token: int, cfg: MlmConfig, ctx: TargetContext) -> int:
+    draw = ctx.rng.random()
+    if draw < cfg.mask_rate:
+        return ctx.vocab.mask
+    if draw < cfg.mask_rate + cfg.random_rate:
+        return ctx.vocab.random_id(ctx.rng)
+    return token
+
+
+def collate(values: list[dict | None], batch: Batch | None = None) -> dict[str, torch.Tensor]:
+    """`batch_index`, `token_index`, `labels`: (N,) long each, over all labelled tokens."""
+    rows, cols, labels = [], [], []
+    for b, target in enumerate(values):
+        target = target or {"positions": [], "labels": []}
+        rows += [b] * len(target["positions"])
+        cols += target["positions"]
+        labels += target["labels"]
+    as_long = lambda xs: torch.tensor(xs, dtype=torch.long)  # noqa: E731
+    return {"batch_index": as_long(rows), "token_index": as_long(cols), "labels": as_long(labels)}
+
+
+class MlmHead(nn.Module):
+    """Transform + LayerNorm, then a decoder tied to the word embeddings plus a new bias."""
+
+    def __init__(self, encoder: nn.Module, cfg: MlmConfig | None = None) -> None:
+        super().__init__()
+        D = hidden_size(encoder)
+        embeddings = word_embeddings(encoder)
+        self.transform = nn.Linear(D, D)
+        self.norm = nn.LayerNorm(D, eps=1e-12)
+        self.bias = nn.Parameter(torch.zeros(embeddings.weight.shape[0]))
+        # Held in a tuple so the tied table is not registered twice: the encoder owns and
+        # saves it, and checkpoints stay free of shared tensors.
+        self._tied = (embeddings,)
+        nn.init.normal_(self.transform.weight, std=0.02)
+        nn.init.zeros_(self.transform.bias)
+
+    def forward(self, output: EncoderOutput, batch: Batch) -> torch.Tensor:
+        target = batch.targets[NAME]
+        states = output.token_states[target["batch_index"], target["token_index"]]  # (N, D)
+        hidden = self.norm(F.gelu(self.transform(states)))  # (N, D)
+        return hidden @ self._tied[0].weight.t() + self.bias  # (N, V)
+
+
+def loss(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> torch.Tensor:
+    if scores.shape[0] == 0:
+        return scores.sum() * 0.0  # keeps the graph when a batch has nothing masked
+    return F.cross_entropy(scores.float(), target["labels"])
+
+
+def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, float]:
+    n = scores.shape[0]
+    hits = (scores.argmax(-1) == target["labels"]).sum().item() if n else 0
+    return {"acc": hits / n if n else 0.0, "n": float(n)}
+
+
+OBJECTIVE = Objective(
+    name=NAME,
+    config=MlmConfig,
+    targets=targets,
+    collate=collate,
+    head=MlmHead,
+    loss=loss,
+    metric=metric,
+    order=30,
+)

@@ -1,0 +1,118 @@
+"""Numerical calculation prediction (`ncp`; ForTaP's NCP, reference note §6.6).
+
+For each operator or function among the paper's 17 (`fortap.formula.targets.NCP_CLASSES`:
+the 13 operators, SUM, AVERAGE, MAX, MIN) whose direct operands are all numeric cell
+references, the states of those operand cells are mean-pooled and classified into the 17
+classes. The groups come with the corpus sample (`targets["formula"]["ncp"]`, cell ids, only
+groups whose cells are all in the input); nothing is random here.
+
+By default a sample that shows its formula as tokens gives no NCP target
+(`skip_formula_tokens`): the operator would be in the input, one attention hop away.
+
+Head: Linear → GELU → Linear(17). Letters: B batch, C cells, G groups in the batch, D hidden.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from fortap.corpus.samples import FORMULA_KEY
+from fortap.encoding.example import Batch, Example
+from fortap.formula.targets import NCP_CLASSES
+from fortap.model.output import EncoderOutput
+from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.edits import clone
+
+NAME = "ncp"
+
+
+@dataclass(frozen=True)
+class NcpConfig:
+    skip_formula_tokens: bool = True  # no NCP target when the formula itself is in the input
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.skip_formula_tokens, bool):
+            raise ValueError(
+                f"NcpConfig.skip_formula_tokens must be a bool, got {self.skip_formula_tokens!r}"
+            )
+
+
+def targets(example: Example, cfg: NcpConfig, ctx: TargetContext) -> Example:
+    """Targets: `groups`, a list of [class id, [cell ids]]."""
+    facts = example.targets.get(FORMULA_KEY)
+    out = clone(example)
+    groups = []
+    if facts and not (cfg.skip_formula_tokens and facts["mode"] == "tokens"):
+        groups = [[label, list(cells)] for label, cells in facts["ncp"]]
+    out.targets[NAME] = {"groups": groups}
+    return out
+
+
+def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
+    """`batch_index` (G,), `members` (G, C) bool over 0-based cells, `labels` (G,)."""
+    C = batch.sep_index.shape[1]
+    groups = [(b, label, cells) for b, v in enumerate(values) if v for label, cells in v["groups"]]
+    members = torch.zeros(len(groups), C, dtype=torch.bool)
+    for g, (_, _, cells) in enumerate(groups):
+        members[g, [c - 1 for c in cells]] = True
+    as_long = lambda xs: torch.tensor(xs, dtype=torch.long)  # noqa: E731
+    return {"batch_index": as_long([b for b, _, _ in groups]), "members": members,
+            "labels": as_long([label for _, label, _ in groups])}  # fmt: skip
+
+
+class NumericalCalculationHead(nn.Module):
+    """Mean of the operand cells' states -> operator class."""
+
+    def __init__(self, encoder: nn.Module, cfg: NcpConfig | None = None) -> None:
+        super().__init__()
+        D = hidden_size(encoder)
+        self.classify = nn.Sequential(nn.Linear(D, D), nn.GELU(), nn.Linear(D, len(NCP_CLASSES)))
+        for module in self.classify:
+            if isinstance(module, nn.Linear):
+                nn.init.normal_(module.weight, std=0.02)
+                nn.init.zeros_(module.bias)
+
+    def forward(self, output: EncoderOutput, batch: Batch) -> torch.Tensor:
+        target = batch.targets[NAME]
+        cells = output.cell_states[target["batch_index"]]  # (G, C, D)
+        members = target["members"].to(cells.dtype).unsqueeze(-1)  # (G, C, 1)
+        pooled = (cells * members).sum(1) / members.sum(1).clamp(min=1)  # (G, D)
+        return self.classify(pooled)  # (G, 17)
+
+
+def loss(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> torch.Tensor:
+    if scores.shape[0] == 0:
+        return scores.sum() * 0.0
+    return F.cross_entropy(scores.float(), target["labels"])
+
+
+def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, float]:
+    n = scores.shape[0]
+    hits = int((scores.argmax(-1) == target["labels"]).sum()) if n else 0
+    return {"acc": hits / n if n else 0.0, "n": float(n)}
+
+
+def baseline(values: list[dict | None]) -> dict[str, float]:
+    """Accuracy of always answering the most frequent class of these targets."""
+    labels = Counter(label for v in values if v for label, _ in v["groups"])
+    n = sum(labels.values())
+    top = labels.most_common(1)
+    return {"acc": top[0][1] / n if n else 0.0, "n": float(n),
+            "majority_class": float(top[0][0]) if top else -1.0}  # fmt: skip
+
+
+OBJECTIVE = Objective(
+    name=NAME,
+    config=NcpConfig,
+    targets=targets,
+    collate=collate,
+    head=NumericalCalculationHead,
+    loss=loss,
+    metric=metric,
+    order=25,
+)

@@ -1,0 +1,71 @@
+"""`ExampleStream`: endless batches built afresh on every visit, with a resumable position.
+
+Items (tables) are visited in a shuffled order that depends only on the seed and the epoch;
+`make(item, rng)` builds one example per visit (so targets are re-drawn each epoch, as in
+TUTA's dynamic sampling) and may return None to skip an item. The stream's state — epoch,
+position and its Python RNG — is plain JSON, saved in every checkpoint.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+from fortap.encoding.example import Batch, Example
+
+Item = TypeVar("Item")
+
+
+class ExampleStream(Generic[Item]):
+    def __init__(
+        self,
+        items: Sequence[Item],
+        make: Callable[[Item, random.Random], Example | None],
+        collate: Callable[[list[Example]], Batch],
+        batch_size: int,
+        seed: int = 0,
+    ) -> None:
+        if not items:
+            raise ValueError("ExampleStream: no items to draw examples from")
+        if batch_size < 1:
+            raise ValueError(f"ExampleStream: batch_size must be >= 1, got {batch_size}")
+        self.items, self.make, self.collate = items, make, collate
+        self.batch_size, self.seed = batch_size, seed
+        self.epoch, self.position = 0, 0
+        self.rng = random.Random(seed)
+        self._order = self._shuffled(0)
+
+    def _shuffled(self, epoch: int) -> list[int]:
+        order = list(range(len(self.items)))
+        random.Random(f"{self.seed}/{epoch}").shuffle(order)
+        return order
+
+    def next_example(self) -> Example:
+        for _ in range(2 * len(self.items) + 1):
+            if self.position >= len(self._order):
+                self.epoch, self.position = self.epoch + 1, 0
+                self._order = self._shuffled(self.epoch)
+            item = self.items[self._order[self.position]]
+            self.position += 1
+            example = self.make(item, self.rng)
+            if example is not None:
+                return example
+        raise ValueError("ExampleStream: no item yields an example")
+
+    def next_batch(self) -> Batch:
+        return self.collate([self.next_example() for _ in range(self.batch_size)])
+
+    def state_dict(self) -> dict[str, Any]:
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "epoch": self.epoch,
+            "position": self.position,
+            "rng": [version, list(internal), gauss],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.epoch, self.position = int(state["epoch"]), int(state["position"])
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+        self._order = self._shuffled(self.epoch)

@@ -1,0 +1,122 @@
+"""Checkpoints: bit-exact resume, safetensors only, errors that name the tensor."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+import torch
+
+from fortap.config import load_config
+from fortap.errors import CheckpointError
+from fortap.pretrain import load_tables, setup_pretrain
+from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from fortap.training.loop import train
+from fortap.training.optim import OptimConfig, build_optimizer
+
+TINY = [
+    "serialize.max_seq_len=64",
+    "data.max_tokens=96",
+    "data.eval_tables=2",
+    "training.batch_size=2",
+    "training.steps=6",
+    "training.log_every=1",
+    "training.progress=false",
+    "model.hidden_dropout=0.1",  # dropout on: the torch RNG state must be restored too
+]
+
+
+def run(files, out, stop_at=None, save_every=0):
+    cfg = load_config("tiny", [*TINY, f"training.save_every={save_every}"])
+    setup = setup_pretrain(cfg, load_tables(files), "random")
+    result = train(
+        setup.model, setup.stream, cfg.training, cfg.optim, out, setup.eval_batches, stop_at=stop_at
+    )
+    return setup.model, result
+
+
+def test_killed_run_resumes_on_the_same_trajectory(hitab_files, tmp_path):
+    straight, full = run(hitab_files, tmp_path / "straight")
+    _, first = run(hitab_files, tmp_path / "killed", stop_at=3)
+    assert first.step == 3 and first.checkpoint.name == "step-00000003"
+    resumed, second = run(hitab_files, tmp_path / "killed")
+    assert second.resumed_from == first.checkpoint and second.step == 6
+    for (name, a), (_, b) in zip(
+        straight.state_dict().items(), resumed.state_dict().items(), strict=True
+    ):
+        assert torch.equal(a, b), name
+    losses = [e["loss"] for e in full.history if "loss" in e]
+    resumed_losses = [e["loss"] for e in first.history + second.history if "loss" in e]
+    assert resumed_losses == losses
+
+
+def small_setup(hidden=4):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, hidden), torch.nn.LayerNorm(hidden))
+    optimizer = build_optimizer(model, OptimConfig())
+    model(torch.randn(2, 3)).sum().backward()
+    optimizer.step()
+    return model, optimizer
+
+
+def test_round_trip_restores_model_optimizer_and_rng(tmp_path):
+    model, optimizer = small_setup()
+    path = save_checkpoint(tmp_path, 7, model, optimizer, {"data": {"position": 3}})
+    expected_draw = torch.rand(3)
+    other, other_opt = small_setup()
+    with torch.no_grad():
+        for p in other.parameters():
+            p.add_(1.0)
+    state = load_checkpoint(path, other, other_opt)
+    assert state["step"] == 7 and state["data"] == {"position": 3}
+    assert torch.equal(torch.rand(3), expected_draw)
+    for a, b in zip(model.parameters(), other.parameters(), strict=True):
+        assert torch.equal(a, b)
+    sa, sb = optimizer.state_dict(), other_opt.state_dict()
+    for index, entry in sa["state"].items():
+        for key, value in entry.items():
+            assert torch.equal(value, sb["state"][index][key]), (index, key)
+
+
+def test_loading_never_unpickles(tmp_path, monkeypatch):
+    model, optimizer = small_setup()
+    path = save_checkpoint(tmp_path, 1, model, optimizer, {"data": {}})
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pickle used")
+
+    monkeypatch.setattr(pickle, "load", refuse)
+    monkeypatch.setattr(pickle, "loads", refuse)
+    monkeypatch.setattr(torch, "load", refuse)
+    load_checkpoint(path, *small_setup())
+    assert sorted(p.name for p in path.iterdir()) == [
+        "model.safetensors",
+        "optimizer.safetensors",
+        "trainer.json",
+    ]
+
+
+def test_corrupt_checkpoint_names_the_tensor(tmp_path):
+    model, optimizer = small_setup()
+    path = save_checkpoint(tmp_path, 1, model, optimizer, {"data": {}})
+    raw = bytearray((path / "model.safetensors").read_bytes())
+    raw[-3] ^= 0xFF  # a byte of the last tensor's data
+    (path / "model.safetensors").write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match=r"tensor '1\.(weight|bias)' is corrupt"):
+        load_checkpoint(path, *small_setup())
+
+
+def test_mismatched_checkpoint_names_the_tensor(tmp_path):
+    model, optimizer = small_setup(hidden=4)
+    path = save_checkpoint(tmp_path, 1, model, optimizer, {"data": {}})
+    with pytest.raises(CheckpointError, match=r"tensor '0\.weight' has shape \[4, 3\]"):
+        load_checkpoint(path, *small_setup(hidden=5))
+
+
+def test_only_the_newest_checkpoints_are_kept(tmp_path):
+    model, optimizer = small_setup()
+    for step in (1, 2, 3):
+        save_checkpoint(tmp_path, step, model, optimizer, {"data": {}}, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["step-00000002", "step-00000003"]
+    assert latest_checkpoint(tmp_path).name == "step-00000003"
+    assert latest_checkpoint(tmp_path / "missing") is None

@@ -1,0 +1,54 @@
+"""AdamW groups (decay really applied, never to biases/LayerNorm) and the schedule."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from fortap.training.optim import OptimConfig, build_optimizer, lr_at, param_groups
+
+
+def small_model() -> nn.Module:
+    return nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 4), nn.LayerNorm(4), nn.Linear(4, 2))
+
+
+def test_groups_put_matrices_in_decay_and_the_rest_out():
+    model = small_model()
+    decay, no_decay = param_groups(model, 0.01)
+    names = {id(p): n for n, p in model.named_parameters()}
+    assert sorted(names[id(p)] for p in decay["params"]) == ["0.weight", "1.weight", "3.weight"]
+    assert sorted(names[id(p)] for p in no_decay["params"]) == [
+        "1.bias",
+        "2.bias",
+        "2.weight",
+        "3.bias",
+    ]
+    assert (decay["weight_decay"], no_decay["weight_decay"]) == (0.01, 0.0)
+
+
+def test_weight_decay_is_really_applied():
+    """The reference's key bug left decay at 0; with zero gradients only decay moves weights."""
+    model = nn.Linear(3, 3)
+    before_w, before_b = model.weight.detach().clone(), model.bias.detach().clone()
+    optimizer = build_optimizer(model, OptimConfig(lr=0.1, weight_decay=0.5))
+    for p in model.parameters():
+        p.grad = torch.zeros_like(p)
+    optimizer.step()
+    assert torch.allclose(model.weight, before_w * (1 - 0.1 * 0.5))
+    assert torch.equal(model.bias, before_b)
+
+
+def test_schedule_warms_up_then_decays_linearly():
+    cfg = OptimConfig(lr=1.0, warmup=0.1)
+    assert [lr_at(s, 100, cfg) for s in (0, 4, 9)] == pytest.approx([0.1, 0.5, 1.0])
+    assert [lr_at(s, 100, cfg) for s in (10, 55, 99)] == pytest.approx([1.0, 0.5, 1 / 90])
+    assert lr_at(0, 100, OptimConfig(lr=1.0, warmup=0.0)) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("lr", 0.0), ("warmup", 1.5), ("beta2", 1.0), ("clip_norm", -1.0)]
+)
+def test_config_rejects_nonsense_naming_the_field(field, value):
+    with pytest.raises(ValueError, match=f"OptimConfig.{field}"):
+        OptimConfig(**{field: value})
