@@ -22,7 +22,7 @@ import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -41,25 +41,11 @@ from fortap.corpus.tasks import (
     write_json,
 )
 from fortap.errors import FortapError
+from fortap.table.inputs import table_inputs
 
 
 class BuildInterrupted(FortapError):
     """Raised by `stop_after` (tests simulate a killed build with it)."""
-
-
-def input_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
-    """(Table JSONL files, HiTab JSON files) named by `paths`; folders searched, sorted."""
-    jsonl: list[Path] = []
-    hitab: list[Path] = []
-    for path in map(Path, paths):
-        found = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        if not path.exists():
-            raise FortapError(f"corpus input not found: {path}")
-        jsonl += [p for p in found if p.suffix.lower() == ".jsonl"]
-        hitab += [p for p in found if p.suffix.lower() == ".json"]
-    if not jsonl and not hitab:
-        raise FortapError(f"no Table JSONL or HiTab JSON files in {', '.join(map(str, paths))}")
-    return list(dict.fromkeys(jsonl)), list(dict.fromkeys(hitab))
 
 
 def run_build_corpus(
@@ -105,7 +91,7 @@ def run_build_corpus(
 def plan(paths: Sequence[str | Path], cfg: CorpusConfig) -> tuple[list[Task], dict[str, str]]:
     """The build's tasks, and every workbook's canonical copy (from a scan of book and sheet
     names, without parsing tables)."""
-    jsonl, hitab = input_files(paths)
+    jsonl, hitab = table_inputs(paths)
     books_by_file = {str(p): jsonl_books(p) for p in jsonl}
     sheets: dict[str, set[str]] = {str(p): {p.stem} for p in hitab}
     for book, sheet in (pair for pairs in books_by_file.values() for pair in pairs):
