@@ -1,0 +1,87 @@
+"""`FortapEncoder`: the TUTA/ForTaP tree transformer over a `Batch`.
+
+embeddings (`TableEmbeddings`) → tree-distance mask (`tree_attention`) → `config.layers`
+post-LN BERT layers → token states, and cell states read at each cell's [SEP] token.
+Parameter names follow the MiniLM/BERT safetensors (`embeddings.word_embeddings.weight`,
+`encoder.layer.{i}.attention.self.query.weight`, …), so `pretrained.load_minilm` maps by name.
+
+Determinism: parameters are drawn from torch's global generator in a fixed order, so
+`torch.manual_seed(s)` before construction gives the same weights; forward is deterministic on
+CPU (dropout aside, which also follows the global seed).
+Letters: B batch, T tokens, C cells, D hidden.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from fortap.encoding.example import Batch
+from fortap.model.config import ModelConfig
+from fortap.model.embeddings import TableEmbeddings
+from fortap.model.layers import EncoderLayer
+from fortap.model.output import EncoderOutput
+from fortap.model.tree_attention import attention_mask
+
+
+class LayerStack(nn.Module):
+    """The transformer layers, kept under `encoder.layer.{i}` as in BERT checkpoints."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.layer = nn.ModuleList(EncoderLayer(config) for _ in range(config.layers))
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        for layer in self.layer:
+            x = layer(x, mask)  # (B, T, D)
+        return x
+
+
+class FortapEncoder(nn.Module):
+    """Tree-aware table encoder: `forward(batch) -> EncoderOutput`."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.embeddings = TableEmbeddings(config)
+        self.encoder = LayerStack(config)
+        self.apply(self._init_weights)
+
+    def _init_weights(self, module: nn.Module) -> None:
+        """N(0, init_std) for embeddings and linear weights, zero biases, LayerNorm = identity."""
+        std = self.config.init_std
+        if isinstance(module, nn.Linear | nn.Embedding):
+            nn.init.normal_(module.weight, mean=0.0, std=std)
+            if getattr(module, "bias", None) is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.LayerNorm):
+            nn.init.ones_(module.weight)
+            nn.init.zeros_(module.bias)
+
+    def forward(self, batch: Batch) -> EncoderOutput:
+        x = self.embeddings(batch)  # (B, T, D)
+        mask = attention_mask(batch, self.config)  # (B, 1, T, T) bool or None
+        tokens = self.encoder(x, mask)  # (B, T, D)
+        return EncoderOutput(token_states=tokens, cell_states=cell_states(tokens, batch))
+
+    @classmethod
+    def from_pretrained(cls, directory: str | Path) -> FortapEncoder:
+        """Load config.json + model.safetensors written by `save_pretrained` (no pickle)."""
+        from fortap.model.pretrained import load_encoder
+
+        return load_encoder(directory)
+
+    def save_pretrained(self, directory: str | Path) -> None:
+        """Write config.json and model.safetensors into `directory` (created if missing)."""
+        from fortap.model.pretrained import save_encoder
+
+        save_encoder(self, directory)
+
+
+def cell_states(tokens: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """(B, C, D) states at each cell's [SEP] token; zeros on padded cells."""
+    index = batch.sep_index[..., None].expand(-1, -1, tokens.shape[-1])  # (B, C, D)
+    states = tokens.gather(1, index)  # (B, C, D)
+    return states * batch.cell_mask[..., None].to(states.dtype)  # (B, C, D)

@@ -1,0 +1,26 @@
+"""When to run the encoder under bf16 autocast on CPU.
+
+The project's rule: bf16 autocast only on CPUs with AMX tiles (oneDNN's bf16 GEMMs there run
+3-4x fp32, cpu_stack note §4.2). `bench/encoder.py --bf16 on` measures it anywhere; on the
+AMD EPYC of this project's CI machine (AVX512-BF16, no AMX) bf16 autocast ran MiniLM-size
+training 1.5-1.7x and 1×256 inference 1.6x faster than fp32 (2026-11-22), so the rule may be
+worth widening to AVX512-BF16 once accuracy under bf16 is checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+
+def bf16_autocast_supported() -> bool:
+    """True when this CPU has AMX tiles, where bf16 autocast is worth it."""
+    return bool(torch.cpu._is_amx_tile_supported())
+
+
+def cpu_autocast(enabled: bool) -> contextlib.AbstractContextManager:
+    """bf16 autocast on CPU when `enabled`, a no-op context otherwise."""
+    if not enabled:
+        return contextlib.nullcontext()
+    return torch.autocast("cpu", dtype=torch.bfloat16)

