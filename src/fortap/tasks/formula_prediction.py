@@ -1,0 +1,270 @@
+"""Formula prediction (FP): given a table and an empty cell, which formula belongs there?
+
+Examples: every kept formula of a table (`fortap.corpus.facts.kept_formulas`: parses, passes
+the paper's filters, references only this table, at most 30 prefix tokens, first five copies
+per row/column) becomes one `Example`. Input, as in the paper: the non-empty header cells and
+every cell on the target's row and column (`select_cells`); the target shown as
+`[SEP] [FORMULA]` with not-a-number features; other formula cells shown as their values (the
+"paper setting": no other formula is visible). `targets["formula_prediction"]` (`FP_KEY`):
+
+- `cell`: 1-based cell id of the target (its `[SEP]` state starts the decoder);
+- `sketch`: `FORMULA_VOCAB` ids, `[START]` .. `[END]`;
+- `pointers`: one per decoder step t (predicting sketch token t + 1): the 1-based cell id that
+  `[RANGE]` token refers to, 0 when the token is not a `[RANGE]`, -1 when the referenced cell
+  is not in the input (unreachable: no loss, and a certain miss in the metrics);
+- `gold_ranges`: sheet (row, col) of every `[RANGE]` slot; `origin`: the table's top-left on its
+  sheet (to map pointed cells back to addresses); `reachable`: every reference is in the input.
+
+Splits follow the corpus: by workbook key (`fortap.corpus.split`), so no evaluation workbook is
+ever seen in training. `low_resource` draws the paper's 20 % training subset.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from fortap.corpus.facts import FactsConfig, kept_formulas
+from fortap.corpus.split import SPLITS, SplitConfig, book_key, split_of
+from fortap.encoding.collate import collate
+from fortap.encoding.example import Batch, Example
+from fortap.encoding.piece import RC
+from fortap.encoding.selection import select_cells
+from fortap.encoding.serialize import SerializeConfig, serialize
+from fortap.formula import Formula
+from fortap.formula.references import to_table
+from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
+from fortap.model.formula_decoder import PAD, DecoderConfig, FormulaDecoder
+from fortap.objectives.base import hidden_size
+from fortap.table.model import Table
+from fortap.text.tokenizer import Tokenizer
+
+FP_KEY = "formula_prediction"
+IGNORE = -100  # label of steps without a loss
+TRAIN_SETTINGS = {"full": 1.0, "low_resource": 0.2}  # training-set share of each named setting
+
+
+@dataclass(frozen=True)
+class FormulaExamplesConfig:
+    """How formula cells become formula-prediction examples."""
+
+    serialize: SerializeConfig = field(
+        default_factory=lambda: SerializeConfig(max_seq_len=256, formula_mode="value")
+    )
+    facts: FactsConfig = field(default_factory=FactsConfig)  # which formulas are kept
+
+    def __post_init__(self) -> None:
+        if self.serialize.formula_mode != "value":
+            raise ValueError(
+                "FormulaExamplesConfig.serialize.formula_mode must be 'value' (the paper "
+                f"setting shows no other formula), got {self.serialize.formula_mode!r}"
+            )
+
+
+def formula_examples(
+    table: Table, tokenizer: Tokenizer, cfg: FormulaExamplesConfig | None = None
+) -> list[Example]:
+    """One example per kept formula of `table`, in row-major order of the formula cells."""
+    cfg = cfg or FormulaExamplesConfig()
+    kept, _ = kept_formulas(table, cfg.facts)
+    out = []
+    for rc in sorted(kept):
+        example = prediction_example(table, rc, kept[rc], tokenizer, cfg)
+        if example is not None:
+            out.append(example)
+    return out
+
+
+def prediction_example(
+    table: Table, rc: RC, formula: Formula, tokenizer: Tokenizer, cfg: FormulaExamplesConfig
+) -> Example | None:
+    """The example of `formula` in table cell `rc`; None when the target alone does not fit."""
+    try:
+        example = serialize(
+            table,
+            tokenizer,
+            cfg.serialize,
+            cells=select_cells(table, rc),
+            formula_inputs={rc: "tag"},
+        )
+    except ValueError:
+        return None
+    ids = {tuple(at): k for k, at in enumerate(example.cell_coords, start=1)}
+    top, left = table.region.top, table.region.left
+    refs = []
+    for token in formula.tokens:
+        if token.vocab == RANGE:
+            at = None
+            if token.cell is not None:
+                at = to_table(token.cell, top, left, table.n_rows, table.n_cols)
+            refs.append((token.cell, -1 if at is None or at == rc else ids.get(at, -1)))
+    slots = iter(refs)
+    pointers = [next(slots)[1] if tok == RANGE else 0 for tok in formula.sketch[1:]]
+    example.targets[FP_KEY] = {
+        "cell": ids[rc],
+        "sketch": [FORMULA_VOCAB_INDEX[t] for t in formula.sketch],
+        "pointers": pointers,
+        "gold_ranges": [list(cell) if cell is not None else None for cell, _ in refs],
+        "origin": [top, left],
+        "reachable": all(p != -1 for p in pointers),
+    }
+    example.meta["formula"] = table.cell(*rc).formula
+    example.meta["target"] = [top + rc[0], left + rc[1]]
+    return example
+
+
+def split_examples(
+    tables: Iterable[Table],
+    tokenizer: Tokenizer,
+    cfg: FormulaExamplesConfig | None = None,
+    split: SplitConfig | None = None,
+) -> dict[str, list[Example]]:
+    """Examples of every table, grouped into train/dev/test by workbook key (`split_of`, the
+    corpus's rule: the same `SplitConfig` puts a book on the same side as in the corpus). Copies
+    of one book share a key, so they land together; dropping them is the corpus builder's job."""
+    split = split or SplitConfig()
+    out: dict[str, list[Example]] = {name: [] for name in SPLITS}
+    for table in tables:
+        out[split_of(book_key(table.book), split)] += formula_examples(table, tokenizer, cfg)
+    return out
+
+
+def low_resource(
+    examples: Sequence[Example], rng: random.Random, share: float = TRAIN_SETTINGS["low_resource"]
+) -> list[Example]:
+    """A `share` of the training examples (at least one), drawn with `rng`, order kept."""
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"low_resource: share must be in (0, 1], got {share}")
+    n = max(1, round(share * len(examples))) if examples else 0
+    chosen = set(rng.sample(range(len(examples)), n))
+    return [ex for i, ex in enumerate(examples) if i in chosen]
+
+
+def train_subset(examples: Sequence[Example], setting: str, rng: random.Random) -> list[Example]:
+    """The training examples of a named setting (`TRAIN_SETTINGS`: `full` or `low_resource`)."""
+    if setting not in TRAIN_SETTINGS:
+        raise ValueError(
+            f"train_subset: setting must be one of {tuple(TRAIN_SETTINGS)}, got {setting!r}"
+        )
+    if TRAIN_SETTINGS[setting] == 1.0:
+        return list(examples)
+    return low_resource(examples, rng, TRAIN_SETTINGS[setting])
+
+
+def collate_targets(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
+    """Pad the FP targets: `cell` (B,), `sketch_in`/`sketch_out`/`pointers` (B, S) with S the
+    longest sketch minus one; padding is `PAD` in inputs and `IGNORE` in labels."""
+    if any(v is None for v in values):
+        raise ValueError("collate: every formula-prediction example needs its targets")
+    steps = max(len(v["sketch"]) for v in values) - 1  # type: ignore[index]
+    n = len(values)
+    cell = torch.zeros(n, dtype=torch.long)  # (B,)
+    sketch_in = torch.full((n, steps), PAD, dtype=torch.long)  # (B, S)
+    sketch_out = torch.full((n, steps), IGNORE, dtype=torch.long)  # (B, S)
+    pointers = torch.full((n, steps), IGNORE, dtype=torch.long)  # (B, S)
+    for b, v in enumerate(values):
+        assert v is not None
+        s = len(v["sketch"]) - 1
+        cell[b] = v["cell"] - 1
+        sketch_in[b, :s] = torch.tensor(v["sketch"][:-1])
+        sketch_out[b, :s] = torch.tensor(v["sketch"][1:])
+        pointers[b, :s] = torch.tensor([p - 1 if p > 0 else IGNORE for p in v["pointers"]])
+    return {"cell": cell, "sketch_in": sketch_in, "sketch_out": sketch_out, "pointers": pointers}
+
+
+def fp_batch(examples: Sequence[Example]) -> Batch:
+    return collate(examples, target_collators={FP_KEY: collate_targets})
+
+
+@dataclass
+class Encoded:
+    """What the decoder reads of one encoded batch."""
+
+    memory: torch.Tensor  # (B, T, D) token states
+    memory_pad: torch.Tensor  # (B, T) True on padding
+    formula_state: torch.Tensor  # (B, D) the target cell's [SEP] state
+    cell_states: torch.Tensor  # (B, C, D)
+    candidates: torch.Tensor  # (B, C) cells a pointer may choose (not padding, not the target)
+    offsets: torch.Tensor  # (B, C, 2) each cell's (row, col) minus the target's
+
+    def row(self, b: int, k: int = 1) -> Encoded:
+        """Example `b` repeated `k` times."""
+        return Encoded(*(x[b : b + 1].expand(k, *x.shape[1:]) for x in self.__dict__.values()))
+
+
+class FormulaPredictionModel(nn.Module):
+    """Encoder + formula decoder; `forward(batch) -> (loss, logs)` for the training loop.
+
+    loss = sketch NLL + `range_weight` * range NLL; `range_weight` is 0 in the sketch-only warm
+    phase (the trainer sets it).
+    """
+
+    def __init__(self, encoder: nn.Module, decoder_cfg: DecoderConfig | None = None) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.decoder = FormulaDecoder(hidden_size(encoder), decoder_cfg)
+        self.range_weight = 1.0
+
+    def encode(self, batch: Batch, cell: torch.Tensor) -> Encoded:
+        """The encoder's view of a batch whose targets are the cells `cell` (B,) (0-based)."""
+        out = self.encoder(batch)
+        b = torch.arange(len(cell))
+        candidates = batch.cell_mask.clone()  # (B, C)
+        candidates[b, cell] = False  # a formula never refers to itself
+        place = torch.stack(
+            [batch.rows.gather(1, batch.sep_index), batch.cols.gather(1, batch.sep_index)], -1
+        )  # (B, C, 2)
+        return Encoded(
+            memory=out.token_states,
+            memory_pad=~batch.token_mask,
+            formula_state=out.cell_states[b, cell],
+            cell_states=out.cell_states,
+            candidates=candidates,
+            offsets=place - place[b, cell][:, None],
+        )
+
+    def forward(self, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
+        t = batch.targets[FP_KEY]
+        enc = self.encode(batch, t["cell"])
+        logits, ranges = self.decoder(
+            enc.memory, enc.memory_pad, enc.formula_state, enc.cell_states, enc.candidates,
+            t["sketch_in"], enc.offsets, t["pointers"],
+        )  # (B, S, V), (B, S, C)  # fmt: skip
+        sketch_loss = F.cross_entropy(
+            logits.flatten(0, 1), t["sketch_out"].flatten(), ignore_index=IGNORE
+        )
+        has_range = t["pointers"] != IGNORE  # (B, S)
+        if bool(has_range.any()):
+            range_loss = F.cross_entropy(
+                ranges.flatten(0, 1), t["pointers"].flatten(), ignore_index=IGNORE
+            )
+        else:
+            range_loss = ranges.sum() * 0.0
+        loss = sketch_loss + self.range_weight * range_loss
+        real = t["sketch_out"] != IGNORE
+        logs = {
+            "loss/sketch": float(sketch_loss.detach()),
+            "loss/range": float(range_loss.detach()),
+            "acc/sketch": _accuracy(logits, t["sketch_out"], real),
+            "n/sketch": float(real.sum()),
+            "acc/range": _accuracy(ranges, t["pointers"], has_range),
+            "n/range": float(has_range.sum()),
+        }
+        return loss, logs
+
+
+def _accuracy(scores: torch.Tensor, labels: torch.Tensor, where: torch.Tensor) -> float:
+    n = int(where.sum())
+    if n == 0:
+        return 0.0
+    return float((scores.argmax(-1)[where] == labels[where]).sum()) / n
+
+
+def with_serialize(cfg: FormulaExamplesConfig, **changes) -> FormulaExamplesConfig:
+    """`cfg` with some `SerializeConfig` fields changed (e.g. a shorter `max_seq_len`)."""
+    return replace(cfg, serialize=replace(cfg.serialize, **changes))

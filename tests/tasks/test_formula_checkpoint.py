@@ -1,0 +1,48 @@
+"""Saving and loading a formula-prediction model; the comparison's starting encoders."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from expense_table import expense_table, tiny_encoder
+
+from fortap.model.config import ModelConfig
+from fortap.model.formula_decoder import DecoderConfig
+from fortap.tasks.formula_checkpoint import (
+    baseline_encoder,
+    load_formula_model,
+    save_formula_model,
+)
+from fortap.tasks.formula_prediction import FormulaPredictionModel, formula_examples, fp_batch
+
+
+def test_saved_model_loads_to_the_same_scores(tokenizer, tmp_path):
+    torch.manual_seed(3)
+    model = FormulaPredictionModel(tiny_encoder(), DecoderConfig(layers=2, heads=4, dropout=0.0))
+    batch = fp_batch(formula_examples(expense_table(), tokenizer))
+    model.eval()
+    with torch.no_grad():
+        before, _ = model(batch)
+    save_formula_model(model, tmp_path / "fp")
+    loaded = load_formula_model(tmp_path / "fp")
+    with torch.no_grad():
+        after, _ = loaded(batch)
+    assert loaded.decoder.cfg == model.decoder.cfg
+    assert float(after) == pytest.approx(float(before), rel=1e-6)
+
+
+def test_pretrained_encoders_come_from_their_folders(tmp_path):
+    tiny_encoder(seed=5).save_pretrained(tmp_path / "tuta")
+    encoder = baseline_encoder("tuta", tmp_path / "tuta")
+    assert encoder.config.hidden == 64
+    with pytest.raises(ValueError, match="needs a checkpoint folder"):
+        baseline_encoder("fortap")
+    with pytest.raises(ValueError, match="name must be one of"):
+        baseline_encoder("bert")
+    assert baseline_encoder("random", config=ModelConfig.tiny()).config.layers == 2
+
+
+def test_minilm_encoder_has_the_shipped_weights():
+    encoder = baseline_encoder("minilm")
+    assert encoder.config.hidden == 384
+    assert encoder.embeddings.word_embeddings.weight.std() > 0.03  # not the N(0, 0.02) init
