@@ -1,4 +1,5 @@
-"""Shared test fixtures: where the real data lives (../shared/data, read-only, never copied)."""
+"""Shared test fixtures: where the real data lives (../shared/data, read-only, never copied),
+one MiniLM tokenizer per worker, and one intra-op thread per test process."""
 
 from __future__ import annotations
 
@@ -15,3 +16,22 @@ def data_dir() -> Path:
     if not DATA.is_dir():
         pytest.fail(f"real data not found at {DATA}: CI runs with ../shared beside the clone")
     return DATA
+
+
+@pytest.fixture(scope="session")
+def tokenizer():
+    """The WordPiece tokenizer over the installed MiniLM vocabulary (built once per worker)."""
+    from fortap.text.tokenizer import Tokenizer
+
+    return Tokenizer()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def one_thread():
+    """One intra-op thread per test process: the tiny models gain nothing from two, pytest-xdist
+    already runs one process per core, and two threads on a busy machine make every op wait for
+    the slower one."""
+    import torch
+
+    torch.set_num_threads(1)
+    yield

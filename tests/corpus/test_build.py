@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-from formula_tables import sales_table
 from typer.testing import CliRunner
 
 from fortap.cli import app
@@ -18,6 +17,8 @@ from fortap.corpus.build import BuildInterrupted, read_corpus, run_build_corpus
 from fortap.corpus.samples import FORMULA_KEY
 from fortap.errors import FortapError
 from fortap.table.io import write_jsonl
+
+from .formula_tables import sales_table
 
 BOOKS = ["euses/act3_lab23_posey.xlsx", "tasi/cs101/act3_lab23_posey.xls", "euses/budget.xlsx",
          "poi/grades.xlsx", "poi/inventory.xlsx", "web/sales.xlsx", "web/costs.xlsx"]  # fmt: skip

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from formula_tables import number, sales_table
-
 from fortap.corpus.facts import FactsConfig, formula_facts, kept_formulas
 from fortap.corpus.headers import header_of, orientation
+
+from .formula_tables import number, sales_table
 
 
 def facts_of(table, rc):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from formula_tables import sales_table
-
 from fortap.corpus.facts import FactsConfig, formula_facts, kept_formulas
 from fortap.corpus.samples import (
     FORMULA_KEY,
@@ -16,6 +14,8 @@ from fortap.corpus.samples import (
     table_sample,
 )
 from fortap.encoding.serialize import SerializeConfig
+
+from .formula_tables import sales_table
 
 
 def sample(tokenizer, rc, mode, cfg=None):

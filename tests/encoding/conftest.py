@@ -17,7 +17,6 @@ import pytest
 
 from fortap.sheet.model import Cell, CellStyle, Region
 from fortap.table.model import HeaderNode, Table
-from fortap.text.tokenizer import Tokenizer
 
 HEADER = CellStyle(bold=True, border_bottom=True)
 EMPTY = Cell()
@@ -50,11 +49,6 @@ def sales_table() -> Table:
         left_root=HeaderNode(-1, -1, (HeaderNode(2, 0),)),
         context=("Sales by region",),
     )
-
-
-@pytest.fixture(scope="session")
-def tokenizer() -> Tokenizer:
-    return Tokenizer()
 
 
 @pytest.fixture

@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 
 import torch
-from objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 from fortap.encoding.example import NULL_POS
 from fortap.objectives import cell_cloze
 from fortap.objectives.base import TargetContext
 from fortap.objectives.edits import cell_spans
 from fortap.objectives.multitask import MultiObjectiveModel
+
+from .objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 
 def build(example, vocab, cfg, seed=0, max_tokens=256):

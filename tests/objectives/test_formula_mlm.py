@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from formula_samples import all_examples, formula_example
-from objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.objectives import formula_mlm
 from fortap.objectives.base import TargetContext
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.text.numbers import NAN_FEATURES
+
+from .formula_samples import all_examples, formula_example
+from .objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 
 def build(example, vocab, rate, seed=0):

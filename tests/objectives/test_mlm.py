@@ -6,12 +6,13 @@ import random
 
 import pytest
 import torch
-from objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 from fortap.objectives import mlm
 from fortap.objectives.base import TargetContext
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.text.numbers import NAN_FEATURES
+
+from .objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 
 def build(example, vocab, cfg, seed=0):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from formula_samples import all_examples, formula_example
-from objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 from fortap.formula.targets import NCP_INDEX
 from fortap.objectives import ncp
 from fortap.objectives.base import TargetContext
 from fortap.objectives.multitask import MultiObjectiveModel
+
+from .formula_samples import all_examples, formula_example
+from .objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 
 def build(example, vocab, cfg=None):

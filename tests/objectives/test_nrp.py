@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from formula_samples import all_examples, formula_example
-from objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 from fortap.objectives import nrp
 from fortap.objectives.base import TargetContext
 from fortap.objectives.multitask import MultiObjectiveModel
+
+from .formula_samples import all_examples, formula_example
+from .objective_kit import batch_of, overfit, seeded, tiny_encoder
 
 
 def ctx(vocab, seed=0, max_tokens=256):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from objective_kit import batch_of, tiny_encoder
 
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.registry import OBJECTIVES, resolve
 from fortap.objectives.table_context import SNIPPETS
+
+from .objective_kit import batch_of, tiny_encoder
 
 
 def test_registry_names_and_target_order():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from expense_table import expense_table, tiny_encoder
 
 from fortap.model.config import ModelConfig
 from fortap.model.formula_decoder import DecoderConfig
@@ -14,6 +13,8 @@ from fortap.tasks.formula_checkpoint import (
     save_formula_model,
 )
 from fortap.tasks.formula_prediction import FormulaPredictionModel, formula_examples, fp_batch
+
+from .expense_table import expense_table, tiny_encoder
 
 
 def test_saved_model_loads_to_the_same_scores(tokenizer, tmp_path):

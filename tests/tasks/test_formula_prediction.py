@@ -6,7 +6,6 @@ import random
 
 import pytest
 import torch
-from expense_table import expense_table, tiny_encoder
 
 from fortap.corpus.split import SplitConfig
 from fortap.model.formula_decoder import PAD, DecoderConfig
@@ -28,6 +27,8 @@ from fortap.tasks.formula_prediction import (
     train_subset,
 )
 from fortap.training.optim import OptimConfig
+
+from .expense_table import expense_table, tiny_encoder
 
 START, END, PLUS, SUM, COLON, RANGE = 0, 1, 8, 20, 2, 3
 

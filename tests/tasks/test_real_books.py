@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from expense_table import tiny_encoder
 
 from fortap.corpus.split import SplitConfig, book_key
 from fortap.encoding.serialize import SerializeConfig
@@ -25,6 +24,8 @@ from fortap.tasks.formula_finetune import (
 from fortap.tasks.formula_prediction import FormulaExamplesConfig, fp_batch, split_examples
 from fortap.tasks.rule_baseline import evaluate_rules
 from fortap.training.optim import OptimConfig
+
+from .expense_table import tiny_encoder
 
 TRAIN = ["io_a3.wb1.reichwja.xl97.xlsx", "act3_lab23_posey.xlsx", "table_01_27.xlsx"]
 TEST = ["financial_outlook_sta#A7DE4.xlsx"]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from expense_table import expense_table
 
 from fortap.tasks.formula_prediction import formula_examples
 from fortap.tasks.rule_baseline import dragged_block, evaluate_rules, fill_text, suggest
+
+from .expense_table import expense_table
 
 
 def texts(suggestions):
