@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from .sheet_builders import save_book_in
 
 

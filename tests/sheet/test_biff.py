@@ -8,9 +8,10 @@ import struct
 from collections import defaultdict
 
 from openpyxl.utils import coordinate_to_tuple
-from .sheet_builders import ole_file
 
 from fortap.sheet.biff import BiffCensus, census
+
+from .sheet_builders import ole_file
 
 
 def record(rtype: int, payload: bytes) -> bytes:

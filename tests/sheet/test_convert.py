@@ -10,13 +10,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from .sheet_builders import SHEET1, ole_file, rewrite_member
 
 from fortap.errors import SheetError
 from fortap.sheet import Cell, ReadLimits, read_workbook, read_workbooks
 from fortap.sheet import convert as convert_module
 from fortap.sheet.biff import BiffCensus
 from fortap.sheet.xlsx import read_xlsx
+
+from .sheet_builders import SHEET1, ole_file, rewrite_member
 
 SMALL_XLS = "checkcell_benchmarks/files/104r.xls"
 

@@ -7,10 +7,11 @@ import zipfile
 
 import openpyxl
 import pytest
-from .sheet_builders import SHEET1, ole_file, rewrite_member
 
 from fortap.errors import SheetError
 from fortap.sheet import ReadLimits, read_workbook
+
+from .sheet_builders import SHEET1, ole_file, rewrite_member
 
 
 def read_error(path, limits=None, **kw) -> SheetError:

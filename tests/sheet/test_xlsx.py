@@ -9,10 +9,11 @@ import openpyxl
 import pytest
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.worksheet.formula import ArrayFormula
-from .sheet_builders import SHEET1, rewrite_member, with_cached
 
 from fortap.errors import SheetError
 from fortap.sheet import Cell, CellStyle, ReadLimits, Region, read_workbook
+
+from .sheet_builders import SHEET1, rewrite_member, with_cached
 
 
 def test_constant_values_and_kinds(save_book):
