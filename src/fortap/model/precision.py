@@ -5,6 +5,11 @@ The project's rule: bf16 autocast only on CPUs with AMX tiles (oneDNN's bf16 GEM
 AMD EPYC of this project's CI machine (AVX512-BF16, no AMX) bf16 autocast ran MiniLM-size
 training 1.5-1.7x and 1×256 inference 1.6x faster than fp32 (2026-11-22), so the rule may be
 worth widening to AVX512-BF16 once accuracy under bf16 is checked.
+
+Inference is the exception, decided by `bf16_inference_supported`: a forward pass under bf16
+on any CPU with native bf16 dot products (AMX or AVX512-BF16) keeps the encoder's states within
+`bench/encoder.py`'s printed agreement of fp32 (cosine ~0.999) at 1.6x the speed, and inference
+builds no gradients, so none of the training traps apply.
 """
 
 from __future__ import annotations
@@ -17,6 +22,11 @@ import torch
 def bf16_autocast_supported() -> bool:
     """True when this CPU has AMX tiles, where bf16 autocast is worth it."""
     return bool(torch.cpu._is_amx_tile_supported())
+
+
+def bf16_inference_supported() -> bool:
+    """True when this CPU computes bf16 dot products natively (AMX or AVX512-BF16)."""
+    return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
 
 
 def cpu_autocast(enabled: bool) -> contextlib.AbstractContextManager:
