@@ -74,3 +74,40 @@ def test_examples_from_real_tables_fit_the_budget(data_dir):
         assert set(example.targets) == {"mlm", "cell_cloze", "table_context"}
         lengths.append(len(example))
     assert max(lengths) > cfg.serialize.max_seq_len  # appended items go past the table budget
+
+
+def test_pretrain_cli_on_a_corpus_evaluates_every_objective(tmp_path, data_dir):
+    """`--corpus`: the train split trains, fixed dev samples are evaluated with each metric."""
+    import json as _json
+
+    from fortap.corpus.build import run_build_corpus
+    from fortap.corpus.split import book_key
+    from fortap.ingest import run_ingest
+
+    books = {"summ0602.xlsx": "train", "FinHrdshp_Wrksht.xlsx": "dev"}
+    run_ingest([data_dir / "euses_excelint" / "subjects_xlsx" / b for b in books], tmp_path / "t",
+               progress=False)  # fmt: skip
+    (tmp_path / "s.json").write_text(_json.dumps({book_key(b): s for b, s in books.items()}))
+    run_build_corpus([tmp_path / "t" / "tables.jsonl"], tmp_path / "c", progress=False,
+                     split_overrides=tmp_path / "s.json")  # fmt: skip
+    args = ["pretrain", "--corpus", str(tmp_path / "c"), "--out", str(tmp_path / "run")]
+    args += ["--config", "tiny", "--objectives", "mlm,cell_cloze,nrp,ncp,formula_mlm"]
+    args += ["--steps", "4", "--no-progress", "--set", "training.eval_every=2"]
+    args += ["--set", "training.batch_size=4", "--set", "data.max_tokens=256"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    evals = [e for e in lines if "eval/loss" in e]
+    assert [e["step"] for e in evals] == [2, 4]
+    for key in ("eval/f1/nrp", "eval/acc/ncp", "eval/acc/formula_mlm", "eval/acc/mlm"):
+        assert key in evals[0], key
+    assert evals[0]["eval/n/nrp"] == evals[1]["eval/n/nrp"] > 0  # the same fixed dev targets
+    assert evals[0]["eval/n/ncp"] == evals[1]["eval/n/ncp"] > 0
+    info = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert info["corpus"] == str(tmp_path / "c") and info["world"] == 1
+
+
+def test_pretrain_cli_needs_tables_or_a_corpus(tmp_path):
+    result = CliRunner().invoke(app, ["pretrain", "--out", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "either --corpus or --tables" in result.output

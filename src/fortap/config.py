@@ -44,15 +44,16 @@ class DataConfig:
 
     max_tokens: int = 256  # whole example, appended cloze answers and context choices included
     eval_tables: int = 8  # tables held out for evaluation (never trained on)
-    max_tables: int = 0  # use at most this many tables (0 = all)
+    max_tables: int = 0  # use at most this many tables / corpus train samples (0 = all)
+    eval_samples: int = 512  # corpus dev samples evaluated, a fixed-seed subset (0 = all)
     row_col_rate: float = 0.5  # a table too long for one sequence: chance of headers + one cell's
     # row and column (the paper's input); otherwise a window of rows under repeated headers
 
     def __post_init__(self) -> None:
         if self.max_tokens < 16:
             raise ValueError(f"DataConfig.max_tokens must be >= 16, got {self.max_tokens}")
-        if self.eval_tables < 0 or self.max_tables < 0:
-            raise ValueError("DataConfig.eval_tables and max_tables must be >= 0")
+        if self.eval_tables < 0 or self.max_tables < 0 or self.eval_samples < 0:
+            raise ValueError("DataConfig.eval_tables, max_tables and eval_samples must be >= 0")
         if not 0.0 <= self.row_col_rate <= 1.0:
             raise ValueError(f"DataConfig.row_col_rate must be in [0, 1], got {self.row_col_rate}")
 

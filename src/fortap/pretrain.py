@@ -1,4 +1,10 @@
-"""`fortap pretrain`: TUTA's objectives over tables from ingestion and HiTab (`run_pretrain`).
+"""`fortap pretrain`: pretraining over a built corpus or over raw tables (`run_pretrain`).
+
+A corpus (`fortap build-corpus`) gives serialised samples with their formula facts: the train
+split is trained on, and a fixed subset of the dev split (`data.eval_samples`, drawn and given
+targets once with their own seed, so evaluations are comparable) is evaluated every
+`training.eval_every` updates with every active objective's metric. On every visit a train
+sample gets fresh targets from each objective (`CorpusExamples`).
 
 Tables come from Table JSONL (`fortap ingest`, read with `fortap.table.io.read_jsonl`) and
 from HiTab raw table JSON (`fortap.table.hitab`); a folder contributes every `*.jsonl` and
@@ -15,7 +21,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -27,6 +33,7 @@ from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.table_context import SNIPPETS, TableContextConfig, snippets, split_context
 from fortap.objectives.vocab import Vocab
 from fortap.table.model import Table
+from fortap.training.distributed import Dist, barrier, init_from_env, shutdown
 from fortap.training.loop import TrainResult, train
 from fortap.training.stream import ExampleStream
 
@@ -147,9 +154,12 @@ class PretrainSetup:
     stream: ExampleStream
     eval_batches: list
     init_note: str
+    eval_examples: list = field(default_factory=list)  # the examples of `eval_batches`
 
 
-def setup_pretrain(cfg: RunConfig, tables: Sequence[Table], init: str = "random") -> PretrainSetup:
+def setup_pretrain(
+    cfg: RunConfig, tables: Sequence[Table], init: str = "random", dist: Dist | None = None
+) -> PretrainSetup:
     """Hold out `cfg.data.eval_tables` tables, build the model, the example stream and the
     fixed evaluation batches (drawn once with their own seed)."""
     from fortap.encoding.collate import collate
@@ -178,13 +188,61 @@ def setup_pretrain(cfg: RunConfig, tables: Sequence[Table], init: str = "random"
     collators = model.target_collators()
     batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
     size = cfg.training.batch_size
-    stream = ExampleStream(train_tables, make, batch_of, size, cfg.training.seed)
+    dist = dist or Dist()
+    seed = cfg.training.seed
+    stream = ExampleStream(train_tables, make, batch_of, size, seed, dist.rank, dist.world)
     eval_rng = random.Random(cfg.training.seed + 1)
     eval_examples = [e for e in (make(t, eval_rng) for t in eval_tables) if e is not None]
     eval_batches = [
         batch_of(eval_examples[i : i + size]) for i in range(0, len(eval_examples), size)
     ]
-    return PretrainSetup(model, stream, eval_batches, init_note)
+    return PretrainSetup(model, stream, eval_batches, init_note, eval_examples)
+
+
+@dataclass
+class CorpusExamples:
+    """Fresh objective targets for one corpus sample (`make` of the corpus `ExampleStream`)."""
+
+    cfg: RunConfig
+    vocab: Vocab
+    model: MultiObjectiveModel
+
+    def __call__(self, example: Example, rng: random.Random) -> Example | None:
+        return self.model.build_targets(example, self.vocab, rng, self.cfg.data.max_tokens)
+
+
+def setup_corpus(
+    cfg: RunConfig, corpus: str | Path, init: str = "random", dist: Dist | None = None
+) -> PretrainSetup:
+    """Train on the corpus's train split; evaluate on `data.eval_samples` dev samples (or
+    the test split when the corpus has no dev samples), their targets drawn once."""
+    from fortap.corpus.build import read_corpus
+    from fortap.encoding.collate import collate
+    from fortap.text.tokenizer import load_tokenizer
+
+    dist = dist or Dist()
+    train_samples = list(read_corpus(corpus, "train"))
+    if cfg.data.max_tables:
+        train_samples = train_samples[: cfg.data.max_tables]
+    if len(train_samples) < dist.world:
+        raise FortapError(f"{corpus}: the train split holds {len(train_samples)} samples")
+    dev = list(read_corpus(corpus, "dev"))
+    seed = cfg.training.seed
+    if cfg.data.eval_samples and len(dev) > cfg.data.eval_samples:
+        dev = random.Random(seed + 1).sample(dev, cfg.data.eval_samples)
+    vocab = Vocab.from_tokenizer(load_tokenizer())
+    model, init_note = build_model(cfg, init)
+    make = CorpusExamples(cfg, vocab, model)
+    collators = model.target_collators()
+    batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
+    size = cfg.training.batch_size
+    stream = ExampleStream(train_samples, make, batch_of, size, seed, dist.rank, dist.world)
+    eval_rng = random.Random(seed + 1)
+    eval_examples = [e for e in (make(x, eval_rng) for x in dev) if e is not None]
+    eval_batches = [
+        batch_of(eval_examples[i : i + size]) for i in range(0, len(eval_examples), size)
+    ]
+    return PretrainSetup(model, stream, eval_batches, init_note, eval_examples)
 
 
 def run_pretrain(
@@ -197,9 +255,13 @@ def run_pretrain(
     overrides: Sequence[str] = (),
     progress: bool = True,
     stop_at: int | None = None,
+    corpus: str | Path | None = None,
 ) -> TrainResult:
-    """Pretrain on `tables` into `out` (resuming from its checkpoints); `stop_at` ends the run
-    early at that update, as a kill would, leaving a checkpoint to resume from."""
+    """Pretrain on a corpus (`corpus`) or on `tables` into `out` (resuming from its
+    checkpoints); `stop_at` ends the run early at that update, as a kill would, leaving a
+    checkpoint to resume from. Under torchrun every rank calls this; rank 0 writes."""
+    if (corpus is None) == (not tables):
+        raise FortapError("pretrain needs either --corpus or --tables (not both)")
     extra = list(overrides)
     if objectives:
         extra.append("objectives.use=" + ",".join(objectives))
@@ -208,25 +270,33 @@ def run_pretrain(
     if not progress:
         extra.append("training.progress=false")
     cfg = load_config(config, extra)
-    all_tables = load_tables(tables, cfg.data.max_tables)
-    setup = setup_pretrain(cfg, all_tables, init)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    run_info = {
-        "config": cfg.to_dict(),
-        "init": init,
-        "init_report": setup.init_note,
-        "tables": len(all_tables),
-    }
-    (out / "config.json").write_text(json.dumps(run_info, indent=1) + "\n")
-    result = train(
-        setup.model,
-        setup.stream,
-        cfg.training,
-        cfg.optim,
-        out,
-        eval_batches=setup.eval_batches,
-        stop_at=stop_at,
-    )
-    setup.model.encoder.save_pretrained(out / "encoder")
+    dist = init_from_env()
+    try:
+        if corpus is not None:
+            setup, source = setup_corpus(cfg, corpus, init, dist), {"corpus": str(corpus)}
+        else:
+            all_tables = load_tables(tables, cfg.data.max_tables)
+            setup, source = setup_pretrain(cfg, all_tables, init, dist), {"tables": len(all_tables)}
+        out = Path(out)
+        run_info = {"config": cfg.to_dict(), "init": init, "init_report": setup.init_note}
+        run_info.update(source, world=dist.world, eval_batches=len(setup.eval_batches))
+        if dist.is_main:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "config.json").write_text(json.dumps(run_info, indent=1) + "\n")
+        barrier(dist)
+        result = train(
+            setup.model,
+            setup.stream,
+            cfg.training,
+            cfg.optim,
+            out,
+            eval_batches=setup.eval_batches,
+            stop_at=stop_at,
+            dist=dist,
+        )
+        if dist.is_main:
+            setup.model.encoder.save_pretrained(out / "encoder")
+        barrier(dist)
+    finally:
+        shutdown(dist)
     return result

@@ -120,3 +120,30 @@ def test_only_the_newest_checkpoints_are_kept(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["step-00000002", "step-00000003"]
     assert latest_checkpoint(tmp_path).name == "step-00000003"
     assert latest_checkpoint(tmp_path / "missing") is None
+
+
+CORPUS = [*TINY, "serialize.max_seq_len=224", "data.max_tokens=256", "data.eval_samples=8"]
+CORPUS += ["objectives.use=mlm,nrp,ncp,formula_mlm"]
+
+
+def run_corpus(corpus, out, stop_at=None):
+    from fortap.pretrain import setup_corpus
+
+    cfg = load_config("tiny", CORPUS)
+    setup = setup_corpus(cfg, corpus, "random")
+    result = train(
+        setup.model, setup.stream, cfg.training, cfg.optim, out, setup.eval_batches, stop_at=stop_at
+    )
+    return setup.model, result
+
+
+def test_killed_corpus_run_resumes_to_the_same_parameters(tiny_corpus, tmp_path):
+    straight, _ = run_corpus(tiny_corpus, tmp_path / "straight")
+    _, first = run_corpus(tiny_corpus, tmp_path / "killed", stop_at=2)
+    assert first.step == 2
+    resumed, second = run_corpus(tiny_corpus, tmp_path / "killed")
+    assert second.resumed_from == first.checkpoint and second.step == 6
+    for (name, a), (_, b) in zip(
+        straight.state_dict().items(), resumed.state_dict().items(), strict=True
+    ):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-7, msg=name)

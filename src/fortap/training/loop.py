@@ -11,7 +11,8 @@ logs to `metrics.jsonl`; every `eval_every` updates it evaluates on fixed batche
 the same trajectory (model, optimizer, RNG states, data position).
 
 bf16 autocast is used only where the CPU has AMX tiles ("auto"), or when asked ("on").
-Nothing here is global: a DDP wrapper (torchrun) can wrap the module and shard the source.
+Under torchrun (`dist`, see `fortap.training.distributed`) the module is wrapped in DDP, the
+source is the rank's shard, and only rank 0 logs, evaluates and saves.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from torch import nn
 
 from fortap.encoding.example import Batch
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from fortap.training.distributed import Dist, barrier, gather, no_sync, wrap
 from fortap.training.optim import OptimConfig, build_optimizer, lr_at, set_lr
 
 METRICS_FILE = "metrics.jsonl"
@@ -48,12 +50,13 @@ class TrainConfig:
     seed: int = 0  # seeds the model init, dropout and the data order
     bf16: Literal["auto", "on", "off"] = "auto"  # autocast to bf16 ("auto": only with AMX)
     progress: bool = True  # show a rich progress bar
+    max_minutes: float = 0.0  # stop (with a checkpoint) after this wall-clock time; 0 = no limit
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "grad_accum", "log_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"TrainConfig.{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("eval_every", "save_every", "keep_checkpoints"):
+        for name in ("eval_every", "save_every", "keep_checkpoints", "max_minutes"):
             if getattr(self, name) < 0:
                 raise ValueError(f"TrainConfig.{name} must be >= 0, got {getattr(self, name)}")
         if self.bf16 not in ("auto", "on", "off"):
@@ -94,9 +97,13 @@ def train(
     resume: bool = True,
     stop_at: int | None = None,
     extra_state: dict[str, Any] | None = None,
+    dist: Dist | None = None,
 ) -> TrainResult:
-    """Train `model` for `cfg.steps` updates (or until `stop_at`), resuming from `out_dir`."""
+    """Train `model` for `cfg.steps` updates (or until `stop_at` / `cfg.max_minutes`),
+    resuming from `out_dir`. With `dist` (torchrun) the model runs under DDP, `data` is this
+    rank's shard, and only rank 0 logs, evaluates and writes checkpoints."""
     torch.set_flush_denormal(True)
+    dist = dist or Dist()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     ckpt_root = out_dir / "checkpoints"
@@ -105,61 +112,111 @@ def train(
     latest = latest_checkpoint(ckpt_root) if resume else None
     if latest is not None:
         state = load_checkpoint(latest, model, optimizer)
-        data.load_state_dict(state["data"])
+        ranks = state.get("data_ranks")
+        data.load_state_dict(ranks[dist.rank] if ranks else state["data"])
+        if dist.enabled and state.get("torch_rng_ranks"):  # each rank's own dropout stream
+            rng = state["torch_rng_ranks"][dist.rank]
+            torch.set_rng_state(torch.tensor(rng, dtype=torch.uint8))
         result.step, result.resumed_from = int(state["step"]), latest
+    net = wrap(model, dist)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16) if use_bf16(cfg.bf16) else nullcontext()
     end = min(cfg.steps, stop_at) if stop_at is not None else cfg.steps
-    window: dict[str, list[float]] = defaultdict(list)
-    tokens, clock = 0, time.perf_counter()
+    meter = _Meter(dist.world)
+    started = time.perf_counter()
 
     def checkpoint() -> None:
-        trainer = {"data": data.state_dict(), **(extra_state or {})}
-        result.checkpoint = save_checkpoint(
-            ckpt_root, result.step, model, optimizer, trainer, keep=cfg.keep_checkpoints
-        )
+        states = gather(data.state_dict(), dist)
+        rngs = gather(torch.get_rng_state().tolist(), dist) if dist.enabled else None
+        if dist.is_main:
+            trainer = {"data": states[0], "data_ranks": states, **(extra_state or {})}
+            if rngs is not None:
+                trainer["torch_rng_ranks"] = rngs
+            result.checkpoint = save_checkpoint(
+                ckpt_root, result.step, model, optimizer, trainer, keep=cfg.keep_checkpoints
+            )
+        barrier(dist)
 
     with (
-        _progress(cfg.progress, cfg.steps, result.step) as advance,
-        open(out_dir / METRICS_FILE, "a") as metrics,
+        _progress(cfg.progress and dist.is_main, cfg.steps, result.step) as advance,
+        open(out_dir / METRICS_FILE, "a") if dist.is_main else nullcontext() as metrics,
     ):
 
         def log(entry: dict[str, Any]) -> None:
-            result.history.append(entry)
-            metrics.write(json.dumps(entry) + "\n")
-            metrics.flush()
+            if metrics is not None:
+                result.history.append(entry)
+                metrics.write(json.dumps(entry) + "\n")
+                metrics.flush()
 
         while result.step < end:
-            model.train()
-            optimizer.zero_grad(set_to_none=True)
-            for _ in range(cfg.grad_accum):
-                batch = data.next_batch()
-                with autocast:
-                    loss, logs = model(batch)
-                (loss / cfg.grad_accum).backward()
-                tokens += int(batch.token_mask.sum())
-                logs.setdefault("loss", float(loss.detach()))
-                for key, value in logs.items():
-                    window[key].append(value)
-            norm = _clip(model, optim_cfg.clip_norm)
-            lr = lr_at(result.step, cfg.steps, optim_cfg)
-            set_lr(optimizer, lr)
-            optimizer.step()
+            _update(net, data, optimizer, cfg, optim_cfg, result.step, autocast, meter)
             result.step += 1
-            window["grad_norm"].append(norm)
-            advance(result.step, window["loss"][-1])
-            if result.step % cfg.log_every == 0 or result.step == end:
-                elapsed = max(time.perf_counter() - clock, 1e-9)
-                entry = {"step": result.step, "lr": lr, **_means(window)}
-                entry["tokens_per_s"] = tokens / elapsed
-                log(entry)
-                window.clear()
-                tokens, clock = 0, time.perf_counter()
-            last = result.step == end
-            if eval_batches and ((cfg.eval_every and result.step % cfg.eval_every == 0) or last):
+            advance(result.step, meter.window["loss"][-1])
+            out_of_time = _out_of_time(started, cfg.max_minutes, dist)
+            last = result.step == end or out_of_time
+            if result.step % cfg.log_every == 0 or last:
+                log({"step": result.step, **meter.flush()})
+            due = (cfg.eval_every and result.step % cfg.eval_every == 0) or last
+            if eval_batches and dist.is_main and due:
                 log({"step": result.step, **evaluate(model, eval_batches, autocast)})
             if (cfg.save_every and result.step % cfg.save_every == 0) or last:
                 checkpoint()
+            if out_of_time:
+                break
     return result
+
+
+def _update(net, data, optimizer, cfg, optim_cfg, step, autocast, meter) -> None:
+    """One optimizer update: `grad_accum` micro-batches (DDP syncs only the last), clip, step."""
+    net.train()
+    optimizer.zero_grad(set_to_none=True)
+    for i in range(cfg.grad_accum):
+        batch = data.next_batch()
+        with no_sync(net, i < cfg.grad_accum - 1):
+            with autocast:
+                loss, logs = net(batch)
+            (loss / cfg.grad_accum).backward()
+        logs.setdefault("loss", float(loss.detach()))
+        meter.add(logs, batch)
+    norm = _clip(net, optim_cfg.clip_norm)
+    lr = lr_at(step, cfg.steps, optim_cfg)
+    set_lr(optimizer, lr)
+    optimizer.step()
+    meter.window["grad_norm"].append(norm)
+    meter.lr = lr
+
+
+def _out_of_time(started: float, minutes: float, dist: Dist) -> bool:
+    """Past the wall-clock limit? Rank 0's clock decides for everyone, so all stop together."""
+    if minutes <= 0:
+        return False
+    flag = torch.tensor([float(time.perf_counter() - started >= 60 * minutes)])
+    if dist.enabled:
+        torch.distributed.broadcast(flag, src=0)
+    return bool(flag.item())
+
+
+class _Meter:
+    """Train logs of the updates since the last flush, with throughput over all ranks."""
+
+    def __init__(self, world: int) -> None:
+        self.world, self.lr = world, 0.0
+        self.window: dict[str, list[float]] = defaultdict(list)
+        self.tokens, self.samples, self.clock = 0, 0, time.perf_counter()
+
+    def add(self, logs: dict[str, float], batch: Batch) -> None:
+        for key, value in logs.items():
+            self.window[key].append(value)
+        self.tokens += int(batch.token_mask.sum())
+        self.samples += int(batch.token_mask.shape[0])
+
+    def flush(self) -> dict[str, float]:
+        elapsed = max(time.perf_counter() - self.clock, 1e-9)
+        entry = {"lr": self.lr, **_means(self.window)}
+        entry["tokens_per_s"] = self.world * self.tokens / elapsed
+        entry["samples_per_s"] = self.world * self.samples / elapsed
+        self.window.clear()
+        self.tokens, self.samples, self.clock = 0, 0, time.perf_counter()
+        return entry
 
 
 @torch.no_grad()
@@ -177,19 +234,29 @@ def evaluate(model: nn.Module, batches: Sequence[Batch], autocast=None) -> dict[
     return {f"eval/{k}": v for k, v in _means(window).items()}
 
 
+COUNTS = {"acc": "n", "acc_op": "n_op", "acc_ref": "n_ref", "tag_acc": "n_tags"}  # rate -> count
+SUMMED = ("n", "n_op", "n_ref", "n_tags", "tp", "fp", "fn")  # logged counts, summed
+
+
 def _means(window: dict[str, list[float]]) -> dict[str, float]:
-    """Mean of each logged value; accuracies weighted by their counts (`n/NAME`)."""
+    """Mean of each logged value; accuracies weighted by their counts (`acc/X` by `n/X`, ...),
+    counts summed, and F1 recomputed from the summed `tp/X`, `fp/X`, `fn/X`."""
     out = {}
     for key, values in window.items():
-        if key.startswith("n/"):
+        kind, _, name = key.partition("/")
+        if kind in SUMMED:
             out[key] = float(sum(values))
             continue
-        name = key.split("/", 1)[1] if key.startswith("acc/") else None
-        counts = window.get(f"n/{name}") if name else None
+        counts = window.get(f"{COUNTS[kind]}/{name}") if kind in COUNTS and name else None
         if counts and len(counts) == len(values) and sum(counts) > 0:
             out[key] = sum(v * n for v, n in zip(values, counts, strict=True)) / sum(counts)
         else:
             out[key] = sum(values) / len(values)
+    for key in list(out):
+        kind, _, name = key.partition("/")
+        if kind == "f1" and all(f"{c}/{name}" in out for c in ("tp", "fp", "fn")):
+            tp, fp, fn = (out[f"{c}/{name}"] for c in ("tp", "fp", "fn"))
+            out[key] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
     return out
 
 

@@ -4,6 +4,9 @@ Items (tables) are visited in a shuffled order that depends only on the seed and
 `make(item, rng)` builds one example per visit (so targets are re-drawn each epoch, as in
 TUTA's dynamic sampling) and may return None to skip an item. The stream's state — epoch,
 position and its Python RNG — is plain JSON, saved in every checkpoint.
+
+Under DDP each of `world` processes builds the same order and visits every `world`-th item
+from its `rank`, with its own rng, so the ranks see disjoint shards of every epoch.
 """
 
 from __future__ import annotations
@@ -25,21 +28,28 @@ class ExampleStream(Generic[Item]):
         collate: Callable[[list[Example]], Batch],
         batch_size: int,
         seed: int = 0,
+        rank: int = 0,
+        world: int = 1,
     ) -> None:
         if not items:
             raise ValueError("ExampleStream: no items to draw examples from")
         if batch_size < 1:
             raise ValueError(f"ExampleStream: batch_size must be >= 1, got {batch_size}")
+        if world < 1 or not 0 <= rank < world or len(items) < world:
+            raise ValueError(
+                f"ExampleStream: rank {rank} of world {world} needs 0 <= rank < world <= items"
+            )
         self.items, self.make, self.collate = items, make, collate
         self.batch_size, self.seed = batch_size, seed
+        self.rank, self.world = rank, world
         self.epoch, self.position = 0, 0
-        self.rng = random.Random(seed)
+        self.rng = random.Random(seed if rank == 0 else f"{seed}/rank{rank}")
         self._order = self._shuffled(0)
 
     def _shuffled(self, epoch: int) -> list[int]:
         order = list(range(len(self.items)))
         random.Random(f"{self.seed}/{epoch}").shuffle(order)
-        return order
+        return order[self.rank :: self.world]
 
     def next_example(self) -> Example:
         for _ in range(2 * len(self.items) + 1):

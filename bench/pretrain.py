@@ -1,0 +1,193 @@
+"""A wall-clock-bounded ForTaP pretraining run from the corpus, against majority baselines.
+
+    .venv/bin/python bench/pretrain.py [--minutes 30] [--corpus PATH] [--json PATH] [--out DIR]
+
+The `small` preset (MiniLM size: 6 layers, hidden 384) initialised from MiniLM (`--init minilm`)
+trains with every objective — TUTA's three (MLM at the paper's weight 0.3, cell cloze, table
+context) plus NRP, NCP and formula MLM at weight 1 — on the corpus's train split. A fixed
+subset of the dev split (`--eval-samples`, targets drawn once with a fixed seed) is evaluated
+at step 0 and at the end. `--minutes` bounds the whole run: the step-0 evaluation and a
+3-update calibration on a copy of the model are timed, the rest (minus one more evaluation)
+is the training budget, the schedule's length is set from the calibrated update time (plus
+25 %, as a busy calibration once cut a run to half its budget), and `training.max_minutes`
+stops the loop at the budget in any case.
+
+Per objective the table shows the dev metric at the start and at the end, the majority-class
+baseline measured on the same dev targets (`baseline()` of each objective: NRP = F1 of calling
+every pair positive, NCP = the most frequent operator class, formula MLM = the most frequent
+operator + a uniform guess among the example's cells for references), and end/baseline.
+Throughput: samples/s (updates × batch × accumulation / training seconds) and tokens/s
+(mean of the loop's logged windows).
+
+Targets: NRP F1, NCP accuracy and formula-MLM accuracy each beat their baseline *clearly*,
+defined as end ≥ baseline + 0.05 (absolute).
+"""
+
+from __future__ import annotations
+
+import torch
+
+torch.set_flush_denormal(True)  # before the first parallel op (cpu_stack note §4.6)
+
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from fortap.config import load_config  # noqa: E402
+from fortap.objectives import formula_mlm, ncp, nrp  # noqa: E402
+from fortap.pretrain import setup_corpus  # noqa: E402
+from fortap.training.loop import evaluate, train  # noqa: E402
+
+OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
+MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute
+GOALS = (("nrp", "f1", "NRP F1"), ("ncp", "acc", "NCP accuracy"),
+         ("formula_mlm", "acc", "formula-MLM accuracy"))  # fmt: skip
+CALIBRATION_STEPS = 3
+
+
+def baselines(examples: list) -> dict[str, dict[str, float]]:
+    """Majority-class baselines of the ForTaP objectives on the dev examples' targets."""
+    values = {
+        name: [e.targets.get(name) for e in examples] for name in ("nrp", "ncp", "formula_mlm")
+    }
+    cells = [len(e.cell_coords) for e in examples]
+    return {
+        "nrp": nrp.baseline(values["nrp"]),
+        "ncp": ncp.baseline(values["ncp"]),
+        "formula_mlm": formula_mlm.baseline(values["formula_mlm"], cells),
+    }
+
+
+def calibrate(setup, cfg) -> float:
+    """Seconds per update, timed on a copy of the model (the stream's position is restored)."""
+    state = setup.stream.state_dict()
+    model = copy.deepcopy(setup.model)
+    short = dataclasses.replace(cfg.training, steps=CALIBRATION_STEPS, save_every=0, eval_every=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        train(model, setup.stream, short, cfg.optim, tmp, resume=False)
+        seconds = (time.perf_counter() - start) / CALIBRATION_STEPS
+    setup.stream.load_state_dict(state)
+    return seconds
+
+
+def metric_rows(start: dict, end: dict, base: dict) -> list[dict]:
+    rows = []
+    for name, metrics in (
+        ("mlm", ("acc",)), ("cell_cloze", ("acc",)), ("table_context", ("acc",)),
+        ("nrp", ("f1", "acc", "tag_acc")), ("ncp", ("acc",)),
+        ("formula_mlm", ("acc", "acc_op", "acc_ref")),
+    ):  # fmt: skip
+        for metric in metrics:
+            key = f"eval/{metric}/{name}"
+            if key not in end:
+                continue
+            b = base.get(name, {}).get(metric)
+            e = end[key]
+            rows.append({
+                "objective": name, "metric": metric, "start": start.get(key), "end": e,
+                "baseline": b, "end_over_baseline": e / b if b else None,
+                "n": end.get(f"eval/n/{name}"),
+            })  # fmt: skip
+    return rows
+
+
+def print_report(rows: list[dict], goals: list[dict], info: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
+    for name in OBJECTIVES:
+        mine = [r for r in rows if r["objective"] == name]
+        if not mine:
+            continue
+        table = Table(title=f"{name} (dev, n={mine[0]['n']:.0f})")
+        for col in ("metric", "start", "end", "baseline", "end/baseline"):
+            table.add_column(col, justify="right")
+        for r in mine:
+            ratio = r["end_over_baseline"]
+            table.add_row(r["metric"], fmt(r["start"]), fmt(r["end"]), fmt(r["baseline"]),
+                          "-" if ratio is None else f"{ratio:.2f}x")  # fmt: skip
+        console.print(table)
+    table = Table(title="targets (end >= baseline + 0.05)")
+    for col in ("target", "value", "baseline", "met"):
+        table.add_column(col, justify="right")
+    for g in goals:
+        table.add_row(g["name"], fmt(g["value"]), fmt(g["baseline"]), str(g["met"]))
+    console.print(table)
+    console.print(
+        f"updates {info['updates']}  train {info['train_s']:.0f}s  "
+        f"samples/s {info['samples_per_s']:.2f}  tokens/s {info['tokens_per_s']:.0f}  "
+        f"eval {info['eval_s']:.0f}s  calibration {info['s_per_update']:.2f}s/update"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget")
+    parser.add_argument("--corpus", type=Path, default=Path("/tmp/fortap_corpus/corpus"))
+    parser.add_argument("--json", type=Path, help="write results and targets here")
+    parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
+    parser.add_argument("--eval-samples", type=int, default=512)
+    parser.add_argument("--set", action="append", default=[], help="dotted config override")
+    args = parser.parse_args()
+    began = time.perf_counter()
+    overrides = [
+        "objectives.use=" + ",".join(OBJECTIVES), "objectives.mlm.weight=0.3",
+        "training.progress=false", "training.eval_every=0", "training.save_every=0",
+        f"data.eval_samples={args.eval_samples}", *args.set,
+    ]  # fmt: skip
+    cfg = load_config("small", overrides)
+    setup = setup_corpus(cfg, args.corpus, "minilm")
+    print(setup.init_note)
+    print(f"setup {time.perf_counter() - began:.0f}s; {len(setup.eval_examples)} dev examples")
+    base = baselines(setup.eval_examples)
+    tick = time.perf_counter()
+    start = evaluate(setup.model, setup.eval_batches)
+    eval_s = time.perf_counter() - tick
+    print(f"step-0 evaluation {eval_s:.0f}s")
+    s_per_update = calibrate(setup, cfg)
+    budget = 60 * args.minutes - (time.perf_counter() - began) - 1.1 * eval_s
+    if budget < 3 * s_per_update:
+        raise SystemExit(f"--minutes {args.minutes} leaves {budget:.0f}s to train: too little")
+    # Plan 25 % more updates than the calibration predicts: on a shared machine a busy
+    # calibration would otherwise end the schedule early; `max_minutes` stops it on time.
+    steps = int(1.25 * budget / s_per_update)
+    training = dataclasses.replace(cfg.training, steps=steps, max_minutes=budget / 60, log_every=20)
+    print(f"budget {budget:.0f}s -> {steps} updates at {s_per_update:.2f}s/update")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.out or Path(tmp)
+        tick = time.perf_counter()
+        result = train(setup.model, setup.stream, training, cfg.optim, out, resume=False)
+        train_s = time.perf_counter() - tick
+    end = evaluate(setup.model, setup.eval_batches)
+    logged = [e for e in result.history if "tokens_per_s" in e]
+    per_update = cfg.training.batch_size * cfg.training.grad_accum
+    info = {
+        "updates": result.step, "planned_updates": steps, "train_s": train_s,
+        "samples_per_s": result.step * per_update / train_s,
+        "tokens_per_s": sum(e["tokens_per_s"] for e in logged) / max(1, len(logged)),
+        "eval_s": eval_s, "s_per_update": s_per_update, "dev_examples": len(setup.eval_examples),
+        "total_s": time.perf_counter() - began, "margin": MARGIN,
+    }  # fmt: skip
+    rows = metric_rows(start, end, base)
+    goals = []
+    for name, metric, label in GOALS:
+        value, b = end.get(f"eval/{metric}/{name}"), base[name][metric]
+        met = value is not None and value >= b + MARGIN
+        goals.append({"name": f"{label} >= baseline + {MARGIN}", "value": value,
+                      "target": b + MARGIN, "baseline": b, "met": met})  # fmt: skip
+    print_report(rows, goals, info)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        data = {"results": rows, "targets": goals, "run": info, "history": result.history}
+        args.json.write_text(json.dumps(data, indent=2))
+
+
+if __name__ == "__main__":
+    main()
