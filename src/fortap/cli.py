@@ -6,6 +6,7 @@ Errors caused by input (`FortapError`) print one line and exit 1; anything else 
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -64,17 +65,27 @@ def ingest(
 @app.command()
 @_fail_cleanly
 def pretrain(
-    tables: Annotated[
-        list[Path], typer.Option("--tables", help="Table JSONL / HiTab JSON files or folders.")
-    ],
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Run folder (resumes if it holds checkpoints).")
     ],
-    config: Annotated[str, typer.Option(help="Preset name (tiny, small) or a YAML path.")] = "tiny",
+    tables: Annotated[
+        list[Path] | None,
+        typer.Option("--tables", help="Table JSONL / HiTab JSON files or folders (repeatable)."),
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="A built corpus (fortap build-corpus): train split + dev evaluation."),
+    ] = None,
+    config: Annotated[
+        str, typer.Option(help="Preset (tiny, small, ablation_*) or a YAML path.")
+    ] = "tiny",
     objectives: Annotated[
-        str,
-        typer.Option(help="Comma-separated names from fortap.objectives.registry (TUTA's three)."),
-    ] = "mlm,cell_cloze,table_context",
+        str | None,
+        typer.Option(
+            help="Comma-separated names from fortap.objectives.registry "
+            "(default: the preset's, else TUTA's three)."
+        ),
+    ] = None,
     steps: Annotated[int | None, typer.Option(help="Updates (overrides training.steps).")] = None,
     init: Annotated[str, typer.Option(help="random or minilm.")] = "random",
     set_: Annotated[
@@ -82,11 +93,11 @@ def pretrain(
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """Pretrain the table encoder with TUTA's objectives (MLM, cell cloze, table context)."""
+    """Pretrain the table encoder (TUTA's and ForTaP's objectives); runs under torchrun too."""
     from fortap.pretrain import run_pretrain
 
-    names = [n.strip() for n in objectives.split(",") if n.strip()]
-    run_pretrain(tables, out, config, names, steps, init, set_ or [], progress)
+    names = [n.strip() for n in (objectives or "").split(",") if n.strip()]
+    run_pretrain(tables or [], out, config, names, steps, init, set_ or [], progress, None, corpus)
 
 
 @app.command()
@@ -133,6 +144,75 @@ def build_corpus(
     from fortap.corpus.build import run_build_corpus
 
     run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress)
+
+
+class Task(StrEnum):
+    """Fine-tuning tasks (more to come: cell-type, table-qa)."""
+
+    formula_prediction = "formula-prediction"
+
+
+def _formula_run_config(encoder, checkpoint, steps, lr, max_test, curve, seed):
+    from fortap.tasks.formula_cli import FormulaRunConfig
+
+    shares = tuple(float(x) for x in (curve or "").split(",") if x.strip())
+    try:
+        return FormulaRunConfig(
+            encoder=encoder, checkpoint=str(checkpoint) if checkpoint else None, steps=steps,
+            lr=lr, max_test=max_test, curve=shares, seed=seed,
+        )  # fmt: skip
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+@app.command()
+@_fail_cleanly
+def finetune(
+    task: Annotated[Task, typer.Argument(help="The task to fine-tune.")],
+    tables: Annotated[
+        list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (model, report).")],
+    encoder: Annotated[
+        str, typer.Option(help="Start encoder: random (tiny), minilm, tuta or fortap.")
+    ] = "random",
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(help="Encoder folder for tuta/fortap (a pretrain run's encoder/)."),
+    ] = None,
+    steps: Annotated[int, typer.Option(help="Fine-tuning updates.")] = 200,
+    lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 1e-3,
+    max_test: Annotated[int, typer.Option(help="Test examples evaluated (0 = all).")] = 0,
+    curve: Annotated[
+        str | None, typer.Option(help="Extra training shares for the learning curve, e.g. 0.2,0.5.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Split, order and initialisation seed.")] = 0,
+) -> None:
+    """Fine-tune a task; writes the model, predictions.jsonl, metrics.json and report.md."""
+    from fortap.tasks.formula_cli import run_finetune
+
+    run_finetune(
+        tables, out, _formula_run_config(encoder, checkpoint, steps, lr, max_test, curve, seed)
+    )
+
+
+@app.command()
+@_fail_cleanly
+def evaluate(
+    task: Annotated[Task, typer.Argument(help="The task to evaluate.")],
+    tables: Annotated[
+        list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
+    ],
+    model: Annotated[Path, typer.Option("--model", help="A fine-tuned model folder (OUT/model).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for the report.")],
+    max_test: Annotated[int, typer.Option(help="Test examples evaluated (0 = all).")] = 0,
+    seed: Annotated[int, typer.Option(help="Split seed (as in finetune).")] = 0,
+) -> None:
+    """Evaluate a fine-tuned model on the test split beside the rule baseline."""
+    from fortap.tasks.formula_cli import run_evaluate
+
+    cfg = _formula_run_config("random", None, 1, 1e-3, max_test, None, seed)
+    run_evaluate(tables, model, out, cfg)
 
 
 def main() -> None:

@@ -21,6 +21,16 @@ def test_fortap_demo_runs_end_to_end(tmp_path):
     report = json.loads((tmp_path / "demo" / "tables" / "report.json").read_text())
     assert report["totals"]["files_read"] == 8 and report["totals"]["files_skipped"] == 0
     assert len(lines) == report["totals"]["tables"] >= 12
+    # steps 4-7: corpus, tiny pretraining, fine-tuning + evaluation, suggestions
+    assert "formula prediction (test split)" in result.output and "suggestions for" in result.output
+    assert (tmp_path / "demo" / "pretrain" / "encoder").is_dir()
+    formula = tmp_path / "demo" / "formula"
+    metrics = json.loads((formula / "metrics.json").read_text())
+    assert set(metrics["systems"]) == {"model", "rules (paper)", "rules (sheet)"}
+    assert metrics["split"]["train"] > 0 and metrics["split"]["test"] > 0
+    assert (formula / "report.md").is_file() and (
+        formula / "accuracy_by_sketch_length.png"
+    ).is_file()
 
 
 def test_fortap_ingest_exit_status(tmp_path):
