@@ -40,25 +40,15 @@ from fortap.training.stream import ExampleStream
 INITS = ("random", "minilm")
 
 
-def table_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The `.jsonl` / `.json` files named by `paths` (folders are searched, sorted)."""
-    files: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix in (".jsonl", ".json"))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise FortapError(f"table input not found: {path}")
-    return files
-
-
 def load_tables(paths: Iterable[str | Path], limit: int = 0) -> list[Table]:
-    """Tables of Table JSONL and HiTab JSON files, in file order; at most `limit` (0 = all)."""
+    """Tables of Table JSONL files, then HiTab JSON files (see `fortap.table.inputs`); at most
+    `limit` (0 = all). An ingest folder's `report.json` is not taken for a HiTab table."""
     from fortap.table.hitab import read_hitab
+    from fortap.table.inputs import table_inputs
 
+    jsonl, hitab = table_inputs(paths)
     tables: list[Table] = []
-    for path in table_files(paths):
+    for path in jsonl + hitab:
         if limit and len(tables) >= limit:
             break
         if path.suffix == ".jsonl":
