@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from fortap.encoding.example import FORMAT_DIM, NULL_POS, TREE_LEVELS, Batch, Example
+from fortap.encoding.example import FORMAT_DIM, NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Batch, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.text.numbers import NOT_A_NUMBER
 from fortap.text.tokenizer import PAD_ID
@@ -96,16 +96,7 @@ def collate(
 def _check(ex: Example, b: int) -> None:
     """Every per-token list has one entry per token (a broken Example names its index)."""
     k = len(ex)
-    for name in (
-        "numbers",
-        "in_cell_pos",
-        "rows",
-        "cols",
-        "top_coords",
-        "left_coords",
-        "formats",
-        "cell_ids",
-    ):
+    for name in TOKEN_FIELDS[1:]:
         if len(getattr(ex, name)) != k:
             raise ValueError(
                 f"collate: example {b} has {len(getattr(ex, name))} {name} for {k} tokens"

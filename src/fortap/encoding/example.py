@@ -23,6 +23,17 @@ from typing import Any
 NULL_POS = 256  # row/column index of [CLS], context tokens and padding (the reference's row_size)
 TREE_LEVELS = 4
 FORMAT_DIM = 11
+TOKEN_FIELDS = (  # the per-token lists of an Example, all of length T
+    "token_ids",
+    "numbers",
+    "in_cell_pos",
+    "rows",
+    "cols",
+    "top_coords",
+    "left_coords",
+    "formats",
+    "cell_ids",
+)
 
 
 @dataclass
@@ -44,6 +55,29 @@ class Example:
 
     def __len__(self) -> int:
         return len(self.token_ids)
+
+    def append_token(
+        self,
+        token_id: int,
+        numbers: tuple[int, ...],
+        pos: int,
+        row: int,
+        col: int,
+        top: tuple[int, ...],
+        left: tuple[int, ...],
+        fmt: tuple[float, ...],
+        cell_id: int,
+    ) -> None:
+        """Append one token with all its side inputs, keeping the per-token lists in step."""
+        self.token_ids.append(token_id)
+        self.numbers.append(tuple(numbers))
+        self.in_cell_pos.append(pos)
+        self.rows.append(row)
+        self.cols.append(col)
+        self.top_coords.append(top)
+        self.left_coords.append(left)
+        self.formats.append(fmt)
+        self.cell_ids.append(cell_id)
 
 
 @dataclass

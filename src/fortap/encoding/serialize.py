@@ -208,42 +208,19 @@ def _emit(
     spans = merge_spans(table.merged)
     formats: dict[RC, tuple[float, ...]] = {}
     for token_id, numbers in [(tokenizer.cls_id, NAN_FEATURES), *context]:
-        _append(
-            ex, token_id, numbers, 0, NULL_POS, NULL_POS, NULL_COORD, NULL_COORD, DEFAULT_FORMAT, 0
+        ex.append_token(
+            token_id, numbers, 0, NULL_POS, NULL_POS, NULL_COORD, NULL_COORD, DEFAULT_FORMAT, 0
         )
     for k, (rc, block) in enumerate(blocks, start=1):
         ex.cell_coords.append(rc)
         for pos, (token_id, numbers, (r, c)) in enumerate(block):
             if (r, c) not in formats:
                 formats[r, c] = format_vector(table.cell(r, c), spans.get((r, c), (1, 1)))
-            _append(
-                ex, token_id, numbers, pos, min(r, NULL_POS - 1), min(c, NULL_POS - 1),
+            ex.append_token(
+                token_id, numbers, pos, min(r, NULL_POS - 1), min(c, NULL_POS - 1),
                 tuple(grid.top[r][c]), tuple(grid.left[r][c]), formats[r, c], k,
             )  # fmt: skip
     return ex
-
-
-def _append(
-    ex: Example,
-    token_id: int,
-    numbers: tuple[int, ...],
-    pos: int,
-    row: int,
-    col: int,
-    top: tuple[int, ...],
-    left: tuple[int, ...],
-    fmt: tuple[float, ...],
-    cell_id: int,
-) -> None:
-    ex.token_ids.append(token_id)
-    ex.numbers.append(tuple(numbers))
-    ex.in_cell_pos.append(pos)
-    ex.rows.append(row)
-    ex.cols.append(col)
-    ex.top_coords.append(top)
-    ex.left_coords.append(left)
-    ex.formats.append(fmt)
-    ex.cell_ids.append(cell_id)
 
 
 def _mode_of(table: Table, cfg: SerializeConfig, rc: RC, formula_inputs: dict[RC, str]) -> str:

@@ -13,21 +13,9 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from fortap.encoding.example import NULL_POS, TREE_LEVELS, Example
+from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.text.numbers import NAN_FEATURES, Features
-
-TOKEN_FIELDS = (
-    "token_ids",
-    "numbers",
-    "in_cell_pos",
-    "rows",
-    "cols",
-    "top_coords",
-    "left_coords",
-    "formats",
-    "cell_ids",
-)
 
 
 def clone(example: Example) -> Example:
@@ -122,14 +110,8 @@ def append_item(
     coord = (tree_slot,) * TREE_LEVELS
     items = [(sep_id, NAN_FEATURES), *content]
     for pos, (token, numbers) in enumerate(items):
-        out.token_ids.append(token)
-        out.numbers.append(tuple(numbers))
-        out.in_cell_pos.append(pos)
-        out.rows.append(NULL_POS)
-        out.cols.append(NULL_POS)
-        out.top_coords.append(coord)
-        out.left_coords.append(coord)
-        out.formats.append(DEFAULT_FORMAT)
-        out.cell_ids.append(cell)
+        out.append_token(
+            token, numbers, pos, NULL_POS, NULL_POS, coord, coord, DEFAULT_FORMAT, cell
+        )
     out.cell_coords.append((-1, -1))
     return out, cell

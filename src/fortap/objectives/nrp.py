@@ -28,11 +28,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from fortap.corpus.samples import FORMULA_KEY
-from fortap.encoding.example import NULL_POS, TREE_LEVELS, Batch, Example
+from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Batch, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
-from fortap.objectives.edits import TOKEN_FIELDS, cell_content, cell_spans, clone
+from fortap.objectives.edits import cell_content, cell_spans, clone
 from fortap.text.numbers import NAN_FEATURES
 
 NAME = "nrp"
