@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-import torch
 from typer.testing import CliRunner
 
 from fortap.cli import app
 from fortap.model.encoder import FortapEncoder
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def test_pretrain_cli_on_hitab_tables_losses_fall(data_dir, tmp_path):

@@ -1,12 +1,5 @@
-"""Corpus samples of the corpus tests' literal sales table, for the ForTaP objectives' tests.
-
-|   | 0 (A) | 1 (B)   | 2 (C)       | 3 (D)   | 4 (E)       |
-|---|-------|---------|-------------|---------|-------------|
-| 0 | item  | 2019    | 2020        | 2021    | total       |
-| 1 | north | 10      | 20          | 5       | =B2+C2      |
-| 2 | south | 30      | 40          | 6       | =SUM(B3:D3) |
-| 3 | total | =B2+B3  | =SUM(C2:C3) | =D2-D3  | =E2+E3      |
-"""
+"""Corpus samples of the literal sales table in `tests/corpus/formula_tables.py`, for the
+ForTaP objectives' tests."""
 
 from __future__ import annotations
 
