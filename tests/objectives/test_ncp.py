@@ -67,3 +67,17 @@ def test_empty_batch_has_zero_loss(tokenizer, vocab, example):
 def test_majority_baseline():
     values = [{"groups": [[1, [2, 3]], [13, [4, 5]]]}, {"groups": [[1, [6, 7]]]}, None]
     assert ncp.baseline(values) == {"acc": pytest.approx(2 / 3), "n": 3.0, "majority_class": 1.0}
+
+
+def test_baseline_with_a_given_class_and_training_class_counts():
+    values = [{"groups": [[1, [2, 3]], [13, [4, 5]]]}, {"groups": [[1, [6, 7]]]}, None]
+    assert ncp.baseline(values, majority=13)["acc"] == pytest.approx(1 / 3)
+    assert ncp.baseline(values, majority=7)["acc"] == 0.0
+    facts = [
+        {"mode": "tag", "ncp": [[13, [2, 3]], [13, [4, 5]]]},
+        {"mode": "tokens", "ncp": [[1, [2, 3]], [1, [2, 3]], [1, [2, 3]]]},  # skipped: tokens
+        {"mode": "value", "ncp": [[1, [6, 7]]]},
+        None,
+    ]
+    assert ncp.class_counts(facts) == {13: 2, 1: 1}
+    assert ncp.class_counts(facts, ncp.NcpConfig(skip_formula_tokens=False)) == {13: 2, 1: 4}

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from fortap.training.optim import OptimConfig, build_optimizer, lr_at, param_groups
+from fortap.training.optim import OptimConfig, build_optimizer, lr_at, param_groups, set_lr
 
 
 def small_model() -> nn.Module:
@@ -52,3 +52,35 @@ def test_schedule_warms_up_then_decays_linearly():
 def test_config_rejects_nonsense_naming_the_field(field, value):
     with pytest.raises(ValueError, match=f"OptimConfig.{field}"):
         OptimConfig(**{field: value})
+
+
+class WithHead(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4))
+        self.head = nn.Linear(4, 2)
+
+
+def test_head_lr_scale_gives_heads_their_own_groups_and_lr():
+    model = WithHead()
+    groups = param_groups(model, 0.01, head_lr_scale=10.0)
+    names = {id(p): n for n, p in model.named_parameters()}
+    by_scale = {
+        (g["lr_scale"], g["weight_decay"]): sorted(names[id(p)] for p in g["params"])
+        for g in groups
+    }
+    assert by_scale == {
+        (1.0, 0.01): ["encoder.0.weight"],
+        (1.0, 0.0): ["encoder.0.bias", "encoder.1.bias", "encoder.1.weight"],
+        (10.0, 0.01): ["head.weight"],
+        (10.0, 0.0): ["head.bias"],
+    }
+    optimizer = build_optimizer(model, OptimConfig(lr=1e-3, head_lr_scale=10.0))
+    set_lr(optimizer, 2e-4)
+    assert sorted(g["lr"] for g in optimizer.param_groups) == pytest.approx(
+        [2e-4, 2e-4, 2e-3, 2e-3]
+    )
+
+
+def test_head_lr_scale_of_one_keeps_two_groups():
+    assert len(param_groups(WithHead(), 0.01)) == 2

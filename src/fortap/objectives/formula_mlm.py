@@ -114,6 +114,7 @@ class FormulaMlmHead(nn.Module):
         self.operator = nn.Sequential(nn.Linear(D, D), nn.GELU(), nn.LayerNorm(D, eps=1e-12),
                                       nn.Linear(D, len(FORMULA_VOCAB)))  # fmt: skip
         self.pointer = nn.Linear(D, D)
+        self.scale = D**-0.5  # scaled dot products, as in cell cloze: logits stay O(1) at start
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.normal_(module.weight, std=0.02)
@@ -125,7 +126,7 @@ class FormulaMlmHead(nn.Module):
         ops = self.operator(tokens[target["op_batch"], target["op_index"]])  # (N, 41)
         query = self.pointer(tokens[target["ref_batch"], target["ref_index"]])  # (M, D)
         keys = output.cell_states[target["ref_batch"]]  # (M, C, D)
-        refs = (keys @ query.unsqueeze(-1)).squeeze(-1)  # (M, C)
+        refs = (keys @ query.unsqueeze(-1)).squeeze(-1) * self.scale  # (M, C)
         refs = refs.masked_fill(~batch.cell_mask[target["ref_batch"]], -1e4)  # (M, C)
         return {"op": ops, "ref": refs}
 

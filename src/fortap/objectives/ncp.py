@@ -97,13 +97,29 @@ def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, f
     return {"acc": hits / n if n else 0.0, "n": float(n)}
 
 
-def baseline(values: list[dict | None]) -> dict[str, float]:
-    """Accuracy of always answering the most frequent class of these targets."""
+def baseline(values: list[dict | None], majority: int | None = None) -> dict[str, float]:
+    """Accuracy of always answering one class on these targets: `majority` (e.g. the training
+    split's most frequent class, see `class_counts`) or, by default, these targets' own most
+    frequent class (an oracle that has seen the evaluation labels)."""
     labels = Counter(label for v in values if v for label, _ in v["groups"])
     n = sum(labels.values())
-    top = labels.most_common(1)
-    return {"acc": top[0][1] / n if n else 0.0, "n": float(n),
-            "majority_class": float(top[0][0]) if top else -1.0}  # fmt: skip
+    if majority is None:
+        top = labels.most_common(1)
+        majority = top[0][0] if top else -1
+    return {"acc": labels[majority] / n if n else 0.0, "n": float(n),
+            "majority_class": float(majority)}  # fmt: skip
+
+
+def class_counts(facts: list[dict | None], cfg: NcpConfig | None = None) -> Counter:
+    """NCP classes of corpus formula facts (`targets["formula"]` of samples), as `targets` would
+    draw them, e.g. to find the training split's majority class."""
+    cfg = cfg or NcpConfig()
+    return Counter(
+        label
+        for f in facts
+        if f and not (cfg.skip_formula_tokens and f["mode"] == "tokens")
+        for label, _ in f["ncp"]
+    )
 
 
 OBJECTIVE = Objective(

@@ -6,7 +6,9 @@ Built from a corpus sample's formula facts (`example.targets["formula"]`, see
 - **table-only**: pairs (formula cell's non-shared header, candidate header). Candidates are
   the referenced cells' non-shared headers (positive) and the other headers on the same side
   (negative), at most `negative_ratio` negatives per positive, drawn with `ctx.rng`. Head: a
-  two-layer classifier over the two header cells' states, W2·GELU(W1·[h_cand; h_formula]).
+  two-layer classifier over the two header cells' states,
+  W2·GELU(W1·[h_c; h_f; h_c⊙h_f; h_c−h_f]) (c candidate, f formula header; the product and
+  difference let one hidden layer compare the two).
 - **table-text**: with chance `text_rate`, a noisy prompt goes after [CLS]: 1–10 random
   vocabulary tokens with the formula cell's row and column headers (their pieces, as shown in
   the table) inserted at random places. Every table cell is then tagged: formula header (1, the
@@ -152,7 +154,7 @@ class NumericalReferenceHead(nn.Module):
     def __init__(self, encoder: nn.Module, cfg: NrpConfig | None = None) -> None:
         super().__init__()
         D = hidden_size(encoder)
-        self.pair = nn.Sequential(nn.Linear(2 * D, D), nn.GELU(), nn.Linear(D, 2))
+        self.pair = nn.Sequential(nn.Linear(4 * D, D), nn.GELU(), nn.Linear(D, 2))
         self.tag = nn.Sequential(nn.Linear(D, D), nn.Tanh(), nn.Linear(D, len(TAGS)))
         for module in self.modules():
             if isinstance(module, nn.Linear):
@@ -166,7 +168,7 @@ class NumericalReferenceHead(nn.Module):
         b = target["batch_index"]
         query = cells[b, target["query"]]  # (N, D)
         cand = cells[b, target["candidate"]]  # (N, D)
-        pair = self.pair(torch.cat([cand, query], dim=-1))  # (N, 2)
+        pair = self.pair(torch.cat([cand, query, cand * query, cand - query], dim=-1))  # (N, 2)
         tag = self.tag(cells)  # (B, C, 4)
         weights = torch.ones(len(TAGS), dtype=tag.dtype, device=tag.device)
         weights[0] = self.tag_weights

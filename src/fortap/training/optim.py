@@ -26,6 +26,7 @@ class OptimConfig:
     eps: float = 1e-6  # the reference's AdamW epsilon
     warmup: float = 0.1  # share of the total steps spent warming up linearly from 0
     clip_norm: float = 1.0  # max global gradient norm; 0 disables clipping
+    head_lr_scale: float = 1.0  # lr multiplier for parameters outside `model.encoder` (new heads)
 
     def __post_init__(self) -> None:
         if self.lr <= 0:
@@ -41,23 +42,32 @@ class OptimConfig:
             raise ValueError(f"OptimConfig.warmup must be in [0, 1], got {self.warmup}")
         if self.clip_norm < 0:
             raise ValueError(f"OptimConfig.clip_norm must be >= 0, got {self.clip_norm}")
+        if self.head_lr_scale <= 0:
+            raise ValueError(f"OptimConfig.head_lr_scale must be > 0, got {self.head_lr_scale}")
 
 
-def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
-    """Two AdamW groups: matrices with `weight_decay`, biases and LayerNorm without."""
-    decay, no_decay = [], []
-    for _, param in model.named_parameters():
+def param_groups(model: nn.Module, weight_decay: float, head_lr_scale: float = 1.0) -> list[dict]:
+    """AdamW groups: matrices with `weight_decay`, biases and LayerNorm without. With
+    `head_lr_scale` != 1 and a model that has an `encoder`, the parameters outside it (freshly
+    initialised heads or decoders) get two more groups whose lr is scaled by it (`lr_scale`)."""
+    split_heads = head_lr_scale != 1.0 and isinstance(getattr(model, "encoder", None), nn.Module)
+    groups = {(d, h): [] for d in (True, False) for h in (False, True)}
+    for name, param in model.named_parameters():
         if param.requires_grad:
-            (decay if param.dim() >= 2 else no_decay).append(param)
-    return [
-        {"params": decay, "weight_decay": weight_decay},
-        {"params": no_decay, "weight_decay": 0.0},
-    ]
+            head = split_heads and not name.startswith("encoder.")
+            groups[(param.dim() >= 2, head)].append(param)
+    out = []
+    for (decay, head), params in groups.items():
+        if head and not params:
+            continue
+        out.append({"params": params, "weight_decay": weight_decay if decay else 0.0,
+                    "lr_scale": head_lr_scale if head else 1.0})  # fmt: skip
+    return out
 
 
 def build_optimizer(model: nn.Module, cfg: OptimConfig) -> torch.optim.AdamW:
     return torch.optim.AdamW(
-        param_groups(model, cfg.weight_decay),
+        param_groups(model, cfg.weight_decay, cfg.head_lr_scale),
         lr=cfg.lr,
         betas=(cfg.beta1, cfg.beta2),
         eps=cfg.eps,
@@ -75,4 +85,4 @@ def lr_at(step: int, total_steps: int, cfg: OptimConfig) -> float:
 
 def set_lr(optimizer: torch.optim.Optimizer, lr: float) -> None:
     for group in optimizer.param_groups:
-        group["lr"] = lr
+        group["lr"] = lr * group.get("lr_scale", 1.0)
