@@ -152,14 +152,17 @@ class Task(StrEnum):
     formula_prediction = "formula-prediction"
 
 
-def _formula_run_config(encoder, checkpoint, steps, lr, max_test, curve, seed):
+def _formula_run_config(
+    encoder, checkpoint, steps, lr, max_test, curve, seed, encoder_lr=None, corpus=None
+):
     from fortap.tasks.formula_cli import FormulaRunConfig
 
     shares = tuple(float(x) for x in (curve or "").split(",") if x.strip())
     try:
         return FormulaRunConfig(
             encoder=encoder, checkpoint=str(checkpoint) if checkpoint else None, steps=steps,
-            lr=lr, max_test=max_test, curve=shares, seed=seed,
+            lr=lr, encoder_lr=encoder_lr, max_test=max_test, curve=shares, seed=seed,
+            corpus=str(corpus) if corpus else None,
         )  # fmt: skip
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
@@ -181,7 +184,14 @@ def finetune(
         typer.Option(help="Encoder folder for tuta/fortap (a pretrain run's encoder/)."),
     ] = None,
     steps: Annotated[int, typer.Option(help="Fine-tuning updates.")] = 200,
-    lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 1e-3,
+    lr: Annotated[float, typer.Option(help="Peak learning rate (the decoder's).")] = 1e-3,
+    encoder_lr: Annotated[
+        float | None, typer.Option(help="Peak learning rate of the encoder (default: --lr).")
+    ] = None,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="Corpus folder whose split.json assigns each workbook (no leakage)."),
+    ] = None,
     max_test: Annotated[int, typer.Option(help="Test examples evaluated (0 = all).")] = 0,
     curve: Annotated[
         str | None, typer.Option(help="Extra training shares for the learning curve, e.g. 0.2,0.5.")
@@ -191,9 +201,10 @@ def finetune(
     """Fine-tune a task; writes the model, predictions.jsonl, metrics.json and report.md."""
     from fortap.tasks.formula_cli import run_finetune
 
-    run_finetune(
-        tables, out, _formula_run_config(encoder, checkpoint, steps, lr, max_test, curve, seed)
+    cfg = _formula_run_config(
+        encoder, checkpoint, steps, lr, max_test, curve, seed, encoder_lr=encoder_lr, corpus=corpus
     )
+    run_finetune(tables, out, cfg)
 
 
 @app.command()
@@ -207,11 +218,15 @@ def evaluate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for the report.")],
     max_test: Annotated[int, typer.Option(help="Test examples evaluated (0 = all).")] = 0,
     seed: Annotated[int, typer.Option(help="Split seed (as in finetune).")] = 0,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(help="Corpus folder whose split.json assigns each workbook (no leakage)."),
+    ] = None,
 ) -> None:
     """Evaluate a fine-tuned model on the test split beside the rule baseline."""
     from fortap.tasks.formula_cli import run_evaluate
 
-    cfg = _formula_run_config("random", None, 1, 1e-3, max_test, None, seed)
+    cfg = _formula_run_config("random", None, 1, 1e-3, max_test, None, seed, corpus=corpus)
     run_evaluate(tables, model, out, cfg)
 
 

@@ -10,9 +10,22 @@ import pytest
 from typer.testing import CliRunner
 
 from fortap.cli import app
+from fortap.corpus.split import book_key
+from fortap.errors import FortapError
+from fortap.model.config import ModelConfig
+from fortap.model.encoder import FortapEncoder
 from fortap.table.io import write_jsonl
-from fortap.tasks.formula_cli import FormulaRunConfig, split_for_run
-from fortap.tasks.formula_prediction import FormulaExamplesConfig
+from fortap.tasks.formula_cli import (
+    FormulaRunConfig,
+    corpus_sides,
+    finetune_config,
+    leaked_books,
+    load_split,
+    split_for_run,
+    spread,
+)
+from fortap.tasks.formula_prediction import FormulaExamplesConfig, FormulaPredictionModel
+from fortap.training.optim import build_optimizer, set_lr
 
 from .expense_table import expense_table
 
@@ -77,8 +90,82 @@ def test_unknown_task_and_missing_checkpoint_are_rejected(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("steps", 0), ("lr", 0.0), ("curve", (1.0,)), ("max_test", -1)]
+    ("field", "value"),
+    [("steps", 0), ("lr", 0.0), ("encoder_lr", 0.0), ("curve", (1.0,)), ("max_test", -1)],
 )
 def test_config_rejects_nonsense(field, value):
     with pytest.raises(ValueError, match=f"FormulaRunConfig.{field}"):
         FormulaRunConfig(**{field: value})
+
+
+def lr_by_part(cfg: FormulaRunConfig) -> dict[str, set[float]]:
+    """The peak lr each parameter gets, grouped by encoder / decoder, for a tiny model."""
+    ft = finetune_config(cfg)
+    model = FormulaPredictionModel(FortapEncoder(ModelConfig.tiny(hidden_dropout=0.0)), ft.decoder)
+    optimizer = build_optimizer(model, ft.optim)
+    set_lr(optimizer, ft.optim.lr)
+    lr_of = {id(p): round(g["lr"], 12) for g in optimizer.param_groups for p in g["params"]}
+    parts: dict[str, set[float]] = {"encoder": set(), "decoder": set()}
+    for name, param in model.named_parameters():
+        parts[name.split(".")[0]].add(lr_of[id(param)])
+    return parts
+
+
+def test_encoder_lr_sets_the_encoder_lr_and_the_decoder_keeps_lr():
+    assert lr_by_part(FormulaRunConfig(lr=1e-3, encoder_lr=1e-4)) == {
+        "encoder": {1e-4},
+        "decoder": {1e-3},
+    }
+    # without encoder_lr both parts share lr, as before
+    assert lr_by_part(FormulaRunConfig(lr=1e-3)) == {"encoder": {1e-3}, "decoder": {1e-3}}
+
+
+def test_spread_takes_evenly_spaced_examples_in_order():
+    assert spread(list(range(10)), 4) == [0, 2, 5, 7]
+    assert spread(list(range(3)), 5) == [0, 1, 2]
+
+
+def write_corpus_split(folder, sides: dict[str, str]) -> None:
+    folder.mkdir()
+    (folder / "split.json").write_text(json.dumps({"rule": "test", "splits": sides}))
+
+
+def test_the_corpus_split_decides_each_workbook_side(tmp_path):
+    tables = tmp_path / "tables.jsonl"
+    write_jsonl(tables, four_books())
+    a, b, c, d = (book_key(name) for name in BOOKS)
+    write_corpus_split(tmp_path / "corpus", {a: "test", b: "dev", c: "train", d: "train"})
+    cfg = FormulaRunConfig(corpus=str(tmp_path / "corpus"))
+    _, _, split, note = load_split([tables], cfg)
+    books = {side: {ex.meta["book"] for ex in split[side]} for side in split}
+    assert books == {"train": {"c.xlsx", "d.xlsx"}, "dev": {"b.xlsx"}, "test": {"a.xlsx"}}
+    assert note == "split by workbook (the corpus's split)"
+    assert leaked_books(split, corpus_sides(tmp_path / "corpus")) == {"dev": [], "test": []}
+    # a corpus that trained on a and b: both evaluation books leak
+    assert leaked_books(split, {a: "train", b: "train"}) == {"dev": [b], "test": [a]}
+
+
+def test_a_corpus_without_split_json_is_named(tmp_path):
+    with pytest.raises(FortapError, match="split.json"):
+        corpus_sides(tmp_path)
+    write_corpus_split(tmp_path / "bad", {"x": "holdout"})
+    with pytest.raises(FortapError, match="must map workbook keys"):
+        corpus_sides(tmp_path / "bad")
+
+
+def test_cli_passes_corpus_and_encoder_lr_to_the_run(tmp_path):
+    tables = tmp_path / "tables.jsonl"
+    write_jsonl(tables, four_books())
+    a, b, c, d = (book_key(name) for name in BOOKS)
+    write_corpus_split(tmp_path / "corpus", {a: "test", b: "dev", c: "train", d: "train"})
+    out = tmp_path / "ft"
+    done = CliRunner().invoke(
+        app, ["finetune", "formula-prediction", str(tables), "-o", str(out), "--steps", "1",
+              "--corpus", str(tmp_path / "corpus"), "--encoder-lr", "1e-4"],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert "the corpus's split" in metrics["notes"][0]
+    assert metrics["config"]["encoder_lr"] == 1e-4
+    records = (out / "predictions.jsonl").read_text().splitlines()
+    assert {json.loads(r)["book"] for r in records} == {"a.xlsx"}

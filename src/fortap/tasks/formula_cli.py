@@ -9,22 +9,28 @@ in the paper setting (no other formula visible) and the sheet setting (fill from
 `predictions.jsonl` (one record per test formula, ranked candidates), `metrics.json` (every
 system's metrics, the split, the learning curve) and `report.md` with its PNG plots.
 
-With few workbooks the hashed split can leave dev or test empty; then the workbooks are assigned
-in name order (the last quarter to test, one to dev), still never sharing a workbook between
-sides, and the run says so.
+Workbooks are split by key as the corpus does (`fortap.corpus.split`); with `corpus` set, the
+corpus's own `split.json` decides (so no workbook pretraining trained on is evaluated), and
+`leaked_books` counts evaluation workbooks that a corpus put in train. With few workbooks the
+hashed split can leave dev or test empty; then the workbooks are assigned in name order (the
+last quarter to test, one to dev), still never sharing a workbook between sides, and the run
+says so.
+
+A pretrained encoder wants a smaller learning rate than the new decoder: `encoder_lr` sets the
+encoder's, `lr` stays the decoder's (`OptimConfig.head_lr_scale` = lr / encoder_lr).
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
-from fortap.corpus.split import SplitConfig, book_key
+from fortap.corpus.split import SPLITS, SplitConfig, book_key
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, write_report
@@ -50,12 +56,14 @@ class FormulaRunConfig:
     checkpoint: str | None = None  # encoder folder for tuta / fortap (a pretrain run's encoder/)
     steps: int = 200  # fine-tuning updates
     batch_size: int = 8  # examples per update
-    lr: float = 1e-3  # peak learning rate
+    lr: float = 1e-3  # peak learning rate of the decoder (and of the encoder without encoder_lr)
+    encoder_lr: float | None = None  # peak learning rate of the encoder; None = lr for both
     max_seq_len: int = 128  # tokens per example
     beam: int = 5  # beam width of decoding (top-5 comes from it)
     curve: tuple[float, ...] = ()  # extra training shares for the learning curve (full is added)
-    max_test: int = 0  # evaluate on the first N test examples only (0 = all)
+    max_test: int = 0  # evaluate on N test examples spread evenly over the split (0 = all)
     seed: int = 0  # split, example order, decoder initialisation
+    corpus: str | None = None  # corpus folder whose split.json puts each workbook on its side
 
     def __post_init__(self) -> None:
         if self.max_test < 0:
@@ -65,6 +73,8 @@ class FormulaRunConfig:
                 raise ValueError(f"FormulaRunConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.lr <= 0:
             raise ValueError(f"FormulaRunConfig.lr must be > 0, got {self.lr}")
+        if self.encoder_lr is not None and self.encoder_lr <= 0:
+            raise ValueError(f"FormulaRunConfig.encoder_lr must be > 0, got {self.encoder_lr}")
         if any(not 0.0 < s < 1.0 for s in self.curve):
             raise ValueError(f"FormulaRunConfig.curve shares must be in (0, 1), got {self.curve}")
 
@@ -82,12 +92,18 @@ class FormulaRun:
 
 
 def split_for_run(
-    tables: Sequence[Table], tokenizer, cfg: FormulaExamplesConfig, seed: int
+    tables: Sequence[Table],
+    tokenizer,
+    cfg: FormulaExamplesConfig,
+    seed: int,
+    sides: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, list[Example]], str]:
-    """Examples split by workbook; the fallback of the module doc when dev or test is empty."""
-    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed))
+    """Examples split by workbook (`sides`: workbook key -> side, e.g. a corpus's split, wins
+    over the hash); the fallback of the module doc when dev or test is empty."""
+    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed, overrides=sides or {}))
     if split["dev"] and split["test"]:
-        return split, "split by workbook (hashed)"
+        how = "the corpus's split" if sides else "hashed"
+        return split, f"split by workbook ({how})"
     keys = sorted({book_key(t.book) for t in tables})
     if len(keys) < 2:
         raise FortapError(f"formula prediction needs at least 2 workbooks, got {len(keys)}")
@@ -126,13 +142,45 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig):
         raise FortapError(f"no tables in {', '.join(map(str, paths))}")
     tokenizer = Tokenizer()
     ex_cfg = with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.max_seq_len)
-    split, note = split_for_run(tables, tokenizer, ex_cfg, cfg.seed)
+    sides = corpus_sides(cfg.corpus) if cfg.corpus else None
+    split, note = split_for_run(tables, tokenizer, ex_cfg, cfg.seed, sides)
     if not split["train"] or not split["test"]:
         raise FortapError("formula prediction: no kept formulas on the train or test side")
-    if cfg.max_test:
-        split["test"] = split["test"][: cfg.max_test]
-        note += f"; evaluated on the first {len(split['test'])} test examples"
+    if cfg.max_test and cfg.max_test < len(split["test"]):
+        n = len(split["test"])
+        split["test"] = spread(split["test"], cfg.max_test)
+        note += f"; evaluated on {cfg.max_test} of the {n} test examples, spread evenly"
     return tables, tokenizer, split, note
+
+
+def spread(examples: Sequence[Example], n: int) -> list[Example]:
+    """`n` of `examples` at evenly spaced positions, order kept: a cap that still reaches every
+    part of the test split (its examples come workbook by workbook)."""
+    if n >= len(examples):
+        return list(examples)
+    return [examples[i * len(examples) // n] for i in range(n)]
+
+
+def corpus_sides(corpus: str | Path) -> dict[str, str]:
+    """Workbook key -> side of the split a corpus was built with (its `split.json`)."""
+    path = Path(corpus) / "split.json"
+    try:
+        sides = json.loads(path.read_text())["splits"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise FortapError(f"cannot read the corpus split {path}: {err}") from None
+    if not isinstance(sides, dict) or not all(v in SPLITS for v in sides.values()):
+        raise FortapError(f"{path}: 'splits' must map workbook keys to one of {SPLITS}")
+    return sides
+
+
+def leaked_books(split: Mapping[str, Sequence[Example]], sides: Mapping[str, str]) -> dict:
+    """Per evaluation side (dev, test): the workbook keys of its examples that `sides` (a
+    corpus's split) puts in train, i.e. books whose formulas pretraining may have seen."""
+    out = {}
+    for side in ("dev", "test"):
+        keys = {book_key(ex.meta["book"]) for ex in split.get(side, ())}
+        out[side] = sorted(k for k in keys if sides.get(k) == "train")
+    return out
 
 
 def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
@@ -148,20 +196,30 @@ def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
         raise FortapError(str(err)) from None
 
 
-def finetune_once(train: list[Example], dev: list[Example], cfg: FormulaRunConfig, vocab: int):
-    from fortap.tasks.formula_finetune import FinetuneConfig, train_formula_prediction
+def finetune_config(cfg: FormulaRunConfig):
+    """The `FinetuneConfig` of a run. With `encoder_lr`, the optimizer's base lr is the
+    encoder's and the decoder's groups are scaled up to `lr` (`OptimConfig.head_lr_scale`)."""
+    from fortap.tasks.formula_finetune import FinetuneConfig
 
-    ft = FinetuneConfig(
+    base = cfg.lr if cfg.encoder_lr is None else cfg.encoder_lr
+    return FinetuneConfig(
         steps=cfg.steps,
         sketch_warmup=cfg.steps // 4,
         batch_size=cfg.batch_size,
         eval_every=max(1, cfg.steps // 2),
         max_dev=64,
-        optim=OptimConfig(lr=cfg.lr, warmup=0.05, weight_decay=0.01),
+        optim=OptimConfig(lr=base, head_lr_scale=cfg.lr / base, warmup=0.05, weight_decay=0.01),
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
     )
+
+
+def finetune_once(train: list[Example], dev: list[Example], cfg: FormulaRunConfig, vocab: int):
+    from fortap.tasks.formula_finetune import train_formula_prediction
+
     encoder = start_encoder(cfg, vocab)
-    return train_formula_prediction(train, dev, encoder, ft, random.Random(cfg.seed))
+    return train_formula_prediction(
+        train, dev, encoder, finetune_config(cfg), random.Random(cfg.seed)
+    )
 
 
 def compare(model, tables, test: list[Example], beam: int) -> tuple[dict[str, dict], list[dict]]:

@@ -8,12 +8,14 @@ loss is the one returned. AdamW and the warm-up + linear-decay schedule are `for
 
 Evaluation decodes every example (beam search, `fortap.evaluation.decoding`), maps each pointer
 back to its sheet cell, and scores the ranked candidates with `fortap.evaluation.metrics`.
+`evaluate_sketch_prior` scores the input-blind reference: the most frequent training sketches.
 """
 
 from __future__ import annotations
 
 import copy
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -24,7 +26,7 @@ from fortap.encoding.example import Example
 from fortap.evaluation.decoding import Candidate, DecodeConfig, decode
 from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
 from fortap.evaluation.render import render_formula
-from fortap.formula.tokens import FORMULA_VOCAB
+from fortap.formula.tokens import FORMULA_VOCAB, RANGE
 from fortap.model.formula_decoder import DecoderConfig
 from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction import FP_KEY, FormulaPredictionModel, fp_batch
@@ -153,6 +155,20 @@ def evaluate_formula_prediction(
             records.append(prediction_record(example, gold, ranked, candidates))
     metrics = formula_metrics(golds, guesses, k=top_k)
     return metrics, records
+
+
+def evaluate_sketch_prior(
+    train_examples: Sequence[Example], examples: Sequence[Example], top_k: int = 5
+) -> dict:
+    """Metrics of the input-blind guess: the `top_k` most frequent training sketches, in that
+    order, for every example, pointing nowhere. A decoder whose sketch accuracy does not beat
+    it has learned the sketch distribution but not to read the table."""
+    counts = Counter(tuple(ex.targets[FP_KEY]["sketch"]) for ex in train_examples)
+    ranked = []
+    for ids, _ in counts.most_common(top_k):
+        sketch = tuple(FORMULA_VOCAB[i] for i in ids)
+        ranked.append(Guess(sketch, (None,) * sketch.count(RANGE)))
+    return formula_metrics([gold_of(ex) for ex in examples], [ranked] * len(examples), k=top_k)
 
 
 def prediction_record(
