@@ -52,9 +52,7 @@ from rich.table import Table as RichTable  # noqa: E402
 from fortap.corpus.split import SplitConfig, book_key, split_of  # noqa: E402
 from fortap.tasks.formula_cli import (  # noqa: E402
     FormulaRunConfig,
-    corpus_sides,
     finetune_config,
-    leaked_books,
     load_split,
     start_encoder,
 )
@@ -64,6 +62,7 @@ from fortap.tasks.formula_finetune import (  # noqa: E402
     train_formula_prediction,
 )
 from fortap.tasks.formula_prediction import TRAIN_SETTINGS, low_resource  # noqa: E402
+from fortap.tasks.formula_split import corpus_sides, leaked_books  # noqa: E402
 from fortap.tasks.rule_baseline import evaluate_rules  # noqa: E402
 
 TABLES = "/tmp/fortap_corpus/tables/tables.jsonl"

@@ -15,16 +15,9 @@ from fortap.errors import FortapError
 from fortap.model.config import ModelConfig
 from fortap.model.encoder import FortapEncoder
 from fortap.table.io import write_jsonl
-from fortap.tasks.formula_cli import (
-    FormulaRunConfig,
-    corpus_sides,
-    finetune_config,
-    leaked_books,
-    load_split,
-    split_for_run,
-    spread,
-)
+from fortap.tasks.formula_cli import FormulaRunConfig, finetune_config, load_split
 from fortap.tasks.formula_prediction import FormulaExamplesConfig, FormulaPredictionModel
+from fortap.tasks.formula_split import corpus_sides, leaked_books, split_for_run, spread
 from fortap.training.optim import build_optimizer, set_lr
 
 from .expense_table import expense_table

@@ -9,12 +9,8 @@ in the paper setting (no other formula visible) and the sheet setting (fill from
 `predictions.jsonl` (one record per test formula, ranked candidates), `metrics.json` (every
 system's metrics, the split, the learning curve) and `report.md` with its PNG plots.
 
-Workbooks are split by key as the corpus does (`fortap.corpus.split`); with `corpus` set, the
-corpus's own `split.json` decides (so no workbook pretraining trained on is evaluated), and
-`leaked_books` counts evaluation workbooks that a corpus put in train. With few workbooks the
-hashed split can leave dev or test empty; then the workbooks are assigned in name order (the
-last quarter to test, one to dev), still never sharing a workbook between sides, and the run
-says so.
+Examples are split by workbook as `fortap.tasks.formula_split` describes; with `corpus` set,
+the corpus's own `split.json` decides each workbook's side.
 
 A pretrained encoder wants a smaller learning rate than the new decoder: `encoder_lr` sets the
 encoder's, `lr` stays the decoder's (`OptimConfig.head_lr_scale` = lr / encoder_lr).
@@ -24,13 +20,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
-from fortap.corpus.split import SPLITS, SplitConfig, book_key
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, write_report
@@ -40,9 +35,9 @@ from fortap.tasks.formula_prediction import (
     FormulaExamplesConfig,
     FormulaPredictionModel,
     low_resource,
-    split_examples,
     with_serialize,
 )
+from fortap.tasks.formula_split import corpus_sides, read_tables, split_for_run, spread
 from fortap.training.optim import OptimConfig
 
 TASKS = ("formula-prediction",)
@@ -91,48 +86,6 @@ class FormulaRun:
     notes: list[str] = field(default_factory=list)
 
 
-def split_for_run(
-    tables: Sequence[Table],
-    tokenizer,
-    cfg: FormulaExamplesConfig,
-    seed: int,
-    sides: Mapping[str, str] | None = None,
-) -> tuple[dict[str, list[Example]], str]:
-    """Examples split by workbook (`sides`: workbook key -> side, e.g. a corpus's split, wins
-    over the hash); the fallback of the module doc when dev or test is empty."""
-    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed, overrides=sides or {}))
-    if split["dev"] and split["test"]:
-        how = "the corpus's split" if sides else "hashed"
-        return split, f"split by workbook ({how})"
-    keys = sorted({book_key(t.book) for t in tables})
-    if len(keys) < 2:
-        raise FortapError(f"formula prediction needs at least 2 workbooks, got {len(keys)}")
-    n_test = max(1, len(keys) // 4)
-    n_dev = 1 if len(keys) >= 3 else 0
-    side = {k: "test" for k in keys[len(keys) - n_test :]}
-    side |= {k: "dev" for k in keys[len(keys) - n_test - n_dev : len(keys) - n_test]}
-    side |= {k: "train" for k in keys if k not in side}
-    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed, overrides=side))
-    note = (
-        f"the hashed workbook split left dev or test empty ({len(keys)} workbooks); "
-        f"workbooks assigned in name order instead: {len(keys) - n_test - n_dev} train, "
-        f"{n_dev} dev, {n_test} test"
-    )
-    return split, note
-
-
-def read_tables(paths: Sequence[str | Path]) -> list[Table]:
-    """Tables of the Table JSONL and HiTab JSON files named by `paths` (an ingest folder works:
-    its `report.json` is left out)."""
-    from fortap.table.hitab import read_hitab
-    from fortap.table.inputs import table_inputs
-    from fortap.table.io import read_jsonl
-
-    jsonl, hitab = table_inputs(paths)
-    tables = [t for path in jsonl for t in read_jsonl(path)]
-    return tables + [read_hitab(path) for path in hitab]
-
-
 def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig):
     """Tables of `paths`, the tokenizer, and the run's example split with its note."""
     from fortap.text.tokenizer import Tokenizer
@@ -151,36 +104,6 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig):
         split["test"] = spread(split["test"], cfg.max_test)
         note += f"; evaluated on {cfg.max_test} of the {n} test examples, spread evenly"
     return tables, tokenizer, split, note
-
-
-def spread(examples: Sequence[Example], n: int) -> list[Example]:
-    """`n` of `examples` at evenly spaced positions, order kept: a cap that still reaches every
-    part of the test split (its examples come workbook by workbook)."""
-    if n >= len(examples):
-        return list(examples)
-    return [examples[i * len(examples) // n] for i in range(n)]
-
-
-def corpus_sides(corpus: str | Path) -> dict[str, str]:
-    """Workbook key -> side of the split a corpus was built with (its `split.json`)."""
-    path = Path(corpus) / "split.json"
-    try:
-        sides = json.loads(path.read_text())["splits"]
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise FortapError(f"cannot read the corpus split {path}: {err}") from None
-    if not isinstance(sides, dict) or not all(v in SPLITS for v in sides.values()):
-        raise FortapError(f"{path}: 'splits' must map workbook keys to one of {SPLITS}")
-    return sides
-
-
-def leaked_books(split: Mapping[str, Sequence[Example]], sides: Mapping[str, str]) -> dict:
-    """Per evaluation side (dev, test): the workbook keys of its examples that `sides` (a
-    corpus's split) puts in train, i.e. books whose formulas pretraining may have seen."""
-    out = {}
-    for side in ("dev", "test"):
-        keys = {book_key(ex.meta["book"]) for ex in split.get(side, ())}
-        out[side] = sorted(k for k in keys if sides.get(k) == "train")
-    return out
 
 
 def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
