@@ -29,6 +29,7 @@ def test_presets():
         ({"attention_distance": 17}, "attention_distance"),
         ({"hidden_dropout": 1.0}, "hidden_dropout"),
         ({"vocab_size": 2.5}, "vocab_size"),
+        ({"cell_pooling": "max"}, "cell_pooling"),
     ],
 )
 def test_rejects_nonsense_naming_the_field(overrides, field):

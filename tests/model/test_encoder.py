@@ -19,7 +19,21 @@ def test_shapes_and_zero_padded_cells(tiny_config, tiny_batch):
     assert out.token_states.shape == (B, T, 64)
     assert out.cell_states.shape == (B, C, 64)
     assert torch.equal(out.cell_states[1, 6:], torch.zeros(C - 6, 64))  # example 1 has 2×3 cells
-    assert torch.equal(out.cell_states[0, 3], out.token_states[0, tiny_batch.sep_index[0, 3]])
+    # default pooling: the mean over the cell's positions (its [SEP] and its tokens)
+    for b, k in ((0, 3), (1, 5)):
+        own = tiny_batch.cell_ids[b] == k + 1  # (T,) cell k's tokens
+        assert int(own.sum()) >= 1 and int(own.nonzero()[0]) == int(tiny_batch.sep_index[b, k])
+        expected = out.token_states[b, own].mean(0)  # (D,)
+        torch.testing.assert_close(out.cell_states[b, k], expected, atol=1e-6, rtol=0)
+
+
+def test_sep_pooling_reads_the_sep_state(tiny_config, tiny_batch):
+    torch.manual_seed(0)
+    config = dataclasses.replace(tiny_config, cell_pooling="sep")
+    out = FortapEncoder(config).eval()(tiny_batch)
+    sep = tiny_batch.sep_index  # (B, C)
+    assert torch.equal(out.cell_states[0, 3], out.token_states[0, sep[0, 3]])
+    assert torch.equal(out.cell_states[1, 6:], torch.zeros_like(out.cell_states[1, 6:]))
 
 
 def test_padding_does_not_change_any_real_output(tiny_config, inputs):

@@ -17,6 +17,8 @@ from typing import Any
 
 from fortap.errors import CheckpointError
 
+CELL_POOLING = ("mean", "sep")
+
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -43,6 +45,7 @@ class ModelConfig:
     layer_norm_eps: float = 1e-12  # MiniLM's value (TUTA used 1e-6; either is harmless)
     hidden_dropout: float = 0.1  # dropout after embeddings, attention output and FFN output
     init_std: float = 0.02  # std of the normal init of embeddings and linear weights
+    cell_pooling: str = "mean"  # cell state: "mean" of the cell's positions or its "sep" state
 
     def __post_init__(self) -> None:
         positive = (
@@ -70,6 +73,10 @@ class ModelConfig:
         if self.hidden % self.heads:
             raise ValueError(
                 f"ModelConfig.hidden ({self.hidden}) must be divisible by heads ({self.heads})"
+            )
+        if self.cell_pooling not in CELL_POOLING:
+            raise ValueError(
+                f"ModelConfig.cell_pooling must be one of {CELL_POOLING}, got {self.cell_pooling!r}"
             )
         if self.hidden < 16:
             raise ValueError(f"ModelConfig.hidden must be at least 16, got {self.hidden}")
