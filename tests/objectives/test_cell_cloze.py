@@ -79,3 +79,17 @@ def test_head_overfits_one_batch(example, vocab):
     print(f"cell_cloze overfit: {steps} updates, loss {logs['loss/cell_cloze']:.4f}")
     assert logs["loss/cell_cloze"] < 0.05
     assert logs["acc/cell_cloze"] == 1.0
+
+
+def test_formula_related_cells_are_never_blanked(vocab, tokenizer):
+    from fortap.objectives.edits import formula_related
+
+    from .formula_samples import all_examples
+
+    cfg = cell_cloze.CellClozeConfig(cell_rate=1.0)
+    blanked = 0
+    for seed, sample in enumerate(all_examples(tokenizer)):
+        out = build(sample, vocab, cfg, seed)
+        assert not set(out.targets["cell_cloze"]["blanks"]) & formula_related(sample)
+        blanked += len(out.targets["cell_cloze"]["blanks"])
+    assert blanked > 0

@@ -70,3 +70,22 @@ def test_appended_items_get_distinct_tree_slots(example, vocab):
     slots = [out.top_coords[p][0] for p in range(len(example), len(out), 2)]
     assert sorted(slots) == [0, 1, 2, 3]
     assert free_slot(out, rng, 4) in range(4)  # all used: any slot
+
+
+def test_formula_related_cells_of_a_formula_sample(tokenizer):
+    from fortap.objectives.edits import formula_related
+
+    from .formula_samples import formula_example
+
+    sample = formula_example(tokenizer, (1, 4), "tag")  # =B2+C2 on the "north" row
+    facts = sample.targets["formula"]
+    coords = {tuple(sample.cell_coords[c - 1]) for c in formula_related(sample)}
+    # the formula cell, its headers (total, north), the year headers and the referenced cells
+    assert coords == {(1, 4), (0, 4), (1, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2)}
+    assert facts["formula_header"] in formula_related(sample)
+
+
+def test_formula_related_is_empty_without_formula_facts(example):
+    from fortap.objectives.edits import formula_related
+
+    assert formula_related(example) == frozenset()

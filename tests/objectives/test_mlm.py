@@ -105,3 +105,18 @@ def test_head_overfits_one_batch(example, vocab, seed):
     print(f"mlm overfit: {steps} updates, loss {logs['loss/mlm']:.4f}")
     assert logs["loss/mlm"] < 0.05
     assert logs["acc/mlm"] == 1.0
+
+
+def test_formula_related_cells_are_never_masked(vocab, tokenizer):
+    from fortap.objectives.edits import formula_related
+
+    from .formula_samples import all_examples
+
+    cfg = mlm.MlmConfig(cell_rate=1.0, max_cells=50, whole_cell_rate=1.0, context=False)
+    masked_cells = 0
+    for seed, sample in enumerate(all_examples(tokenizer)):
+        out = build(sample, vocab, cfg, seed)
+        cells = {sample.cell_ids[p] for p in out.targets["mlm"]["positions"]}
+        assert not cells & formula_related(sample)
+        masked_cells += len(cells)
+    assert masked_cells > 0  # "item", "south" and the other rows' labels remain maskable

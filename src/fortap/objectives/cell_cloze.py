@@ -2,7 +2,8 @@
 
 Targets: a few word-holding table cells are blanked in place to `[SEP] [EMP]` (they keep their
 position, tree coordinates and format) and their original pieces are appended after the table
-as out-of-table items, shuffled. The model must point from each appended item back to its
+as out-of-table items, shuffled. Cells that a formula sample's ForTaP objectives read
+(`edits.formula_related`) are never blanked. The model must point from each appended item back to its
 blank: the appended [SEP] state picks the blank's [SEP], the mean of the appended pieces picks
 the blank's [EMP]. Candidates are the blanks of the same example.
 
@@ -29,6 +30,7 @@ from fortap.objectives.edits import (
     cell_content,
     cell_spans,
     clone,
+    formula_related,
     free_slot,
     in_table,
     word_positions,
@@ -57,10 +59,13 @@ def targets(example: Example, cfg: CellClozeConfig, ctx: TargetContext) -> Examp
     """Blank cells and append their content; targets: `blanks` and `answers` (cell ids, paired)."""
     vocab, rng = ctx.vocab, ctx.rng
     spans = cell_spans(example)
+    related = formula_related(example)
     candidates = [
         cell
         for cell in sorted(spans)
-        if in_table(example, cell, spans) and word_positions(example, cell, spans, vocab.no_target)
+        if in_table(example, cell, spans)
+        and cell not in related
+        and word_positions(example, cell, spans, vocab.no_target)
     ]
     out = example
     blanks: list[int] = []

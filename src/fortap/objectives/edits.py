@@ -44,6 +44,21 @@ def in_table(example: Example, cell: int, spans: dict[int, tuple[int, int]]) -> 
     return cell > 0 and example.rows[spans[cell][0]] != NULL_POS
 
 
+def formula_related(example: Example) -> frozenset[int]:
+    """Cell ids the ForTaP objectives read in a sample with formula facts: the formula cell,
+    its row and column headers, the NRP candidate headers, the referenced cells and the NCP
+    operands. TUTA's MLM and cell cloze leave them alone (the reference masks only cells that
+    are not formula-related), so that no blank hides what NRP, NCP or formula MLM must see."""
+    facts = example.targets.get("formula")  # fortap.corpus.samples.FORMULA_KEY
+    if not facts:
+        return frozenset()
+    cells = [facts["cell"], facts.get("formula_header"), facts.get("row_header"),
+             facts.get("col_header"), *facts.get("positives", ()), *facts.get("negatives", ()),
+             *facts.get("referenced", ())]  # fmt: skip
+    cells += [c for _, group in facts.get("ncp", ()) for c in group]
+    return frozenset(c for c in cells if c)
+
+
 def cell_content(
     example: Example, cell: int, spans: dict[int, tuple[int, int]]
 ) -> list[tuple[int, Features]]:

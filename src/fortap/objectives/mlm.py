@@ -5,7 +5,9 @@ Targets: a share of the table cells that hold words is chosen; in each, with pro
 first word piece, otherwise one word piece is masked. Each masked piece becomes [MASK] (80 %),
 a random word (10 %) or stays (10 %), and loses its number features so an in-vocabulary integer
 cannot leak through them. Numbers (tokens with number features), [VAL], [EMP], [FORMULA] and
-the formula tokens are never targets, as in the reference.
+the formula tokens are never targets, as in the reference; neither are the cells a formula
+sample's ForTaP objectives read (`edits.formula_related`: formula cell, its headers, NRP
+candidates, referenced cells, NCP operands), which the reference also leaves unmasked.
 The first context segment (after [CLS]) can be chosen too, single-piece only.
 
 Departures from the reference: the [SEP] predicts the cell's first piece rather than a random
@@ -27,7 +29,13 @@ from torch import nn
 from fortap.encoding.example import Batch, Example
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size, word_embeddings
-from fortap.objectives.edits import cell_spans, clone, in_table, word_positions
+from fortap.objectives.edits import (
+    cell_spans,
+    clone,
+    formula_related,
+    in_table,
+    word_positions,
+)
 from fortap.text.numbers import NAN_FEATURES
 
 NAME = "mlm"
@@ -59,11 +67,14 @@ def targets(example: Example, cfg: MlmConfig, ctx: TargetContext) -> Example:
     vocab, rng = ctx.vocab, ctx.rng
     spans = cell_spans(example)
     maskable: dict[int, list[int]] = {}
+    related = formula_related(example)
     for cell in spans:
         if cell == 0 and not cfg.context:
             continue
         if cell != 0 and not in_table(example, cell, spans):
             continue  # appended items (cloze answers, context choices) are not masked
+        if cell in related:
+            continue
         pieces = word_positions(example, cell, spans, vocab.no_target)
         if pieces:
             maskable[cell] = pieces
