@@ -34,6 +34,23 @@ def _fail_cleanly(fn):
     return wrapper
 
 
+ThreadsOption = Annotated[
+    int, typer.Option(help="Intra-op threads for torch (0 = torch's default, one per core).")
+]
+
+
+def _set_threads(threads: int) -> None:
+    """Cap torch's intra-op threads (a busy machine runs faster on fewer)."""
+    if threads < 0:
+        from fortap.errors import FortapError
+
+        raise FortapError(f"--threads must be >= 0, got {threads}")
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
 @app.command()
 @_fail_cleanly
 def demo(
@@ -92,10 +109,12 @@ def pretrain(
         list[str] | None, typer.Option("--set", help="Dotted override, e.g. optim.lr=1e-4.")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    threads: ThreadsOption = 0,
 ) -> None:
     """Pretrain the table encoder (TUTA's and ForTaP's objectives); runs under torchrun too."""
     from fortap.pretrain import run_pretrain
 
+    _set_threads(threads)
     names = [n.strip() for n in (objectives or "").split(",") if n.strip()]
     run_pretrain(tables or [], out, config, names, steps, init, set_ or [], progress, None, corpus)
 
@@ -197,10 +216,12 @@ def finetune(
         str | None, typer.Option(help="Extra training shares for the learning curve, e.g. 0.2,0.5.")
     ] = None,
     seed: Annotated[int, typer.Option(help="Split, order and initialisation seed.")] = 0,
+    threads: ThreadsOption = 0,
 ) -> None:
     """Fine-tune a task; writes the model, predictions.jsonl, metrics.json and report.md."""
     from fortap.tasks.formula_cli import run_finetune
 
+    _set_threads(threads)
     cfg = _formula_run_config(
         encoder, checkpoint, steps, lr, max_test, curve, seed, encoder_lr=encoder_lr, corpus=corpus
     )
@@ -222,10 +243,12 @@ def evaluate(
         Path | None,
         typer.Option(help="Corpus folder whose split.json assigns each workbook (no leakage)."),
     ] = None,
+    threads: ThreadsOption = 0,
 ) -> None:
     """Evaluate a fine-tuned model on the test split beside the rule baseline."""
     from fortap.tasks.formula_cli import run_evaluate
 
+    _set_threads(threads)
     cfg = _formula_run_config("random", None, 1, 1e-3, max_test, None, seed, corpus=corpus)
     run_evaluate(tables, model, out, cfg)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import torch
 from typer.testing import CliRunner
 
 from fortap.cli import app
@@ -13,7 +14,12 @@ runner = CliRunner()
 
 
 def test_fortap_demo_runs_end_to_end(tmp_path):
-    result = runner.invoke(app, ["demo", "-o", str(tmp_path / "demo")])
+    torch.set_num_threads(2)  # the demo trains on one thread and gives the caller's back
+    try:
+        result = runner.invoke(app, ["demo", "-o", str(tmp_path / "demo")])
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(1)
     assert result.exit_code == 0, result.output
     assert "tables found" in result.output and "budget" in result.output
     assert len(list((tmp_path / "demo" / "books").glob("*.xlsx"))) == 8

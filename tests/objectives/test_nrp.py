@@ -102,3 +102,13 @@ def test_baseline_from_targets():
 def test_config_rejects_nonsense():
     with pytest.raises(ValueError, match="NrpConfig.text_rate"):
         nrp.NrpConfig(text_rate=2.0)
+
+
+def test_position_rule_on_hand_counted_pairs(tokenizer, vocab):
+    ex = formula_example(tokenizer, (1, 4), "tag")  # E2 =B2+C2: "total" at column 4
+    out = nrp.targets(ex, nrp.NrpConfig(text_rate=0.0), ctx(vocab))
+    # candidates 2019 (3 columns before, referenced), 2020 (2, referenced), 2021 (1, not)
+    wide = nrp.position_rule([out], window=3)  # says all three are referenced
+    assert (wide["acc"], wide["f1"], wide["n"]) == (pytest.approx(2 / 3), pytest.approx(0.8), 3.0)
+    near = nrp.position_rule([out], window=1)  # says only 2021 is referenced: all three wrong
+    assert (near["acc"], near["f1"]) == (0.0, 0.0)

@@ -62,7 +62,7 @@ def test_finetune_then_evaluate_write_their_files(tmp_path):
     ev = tmp_path / "ev"
     again = runner.invoke(
         app, ["evaluate", "formula-prediction", str(tables), "--model", str(out / "model"),
-              "-o", str(ev)],
+              "-o", str(ev), "--threads", "1"],
     )  # fmt: skip
     assert again.exit_code == 0, again.output
     # the same saved model on the same split gives the same metrics
@@ -80,6 +80,11 @@ def test_unknown_task_and_missing_checkpoint_are_rejected(tmp_path):
               "--encoder", "fortap", "--steps", "1"],
     )  # fmt: skip
     assert no_ckpt.exit_code == 1 and "needs a checkpoint" in no_ckpt.output
+    threads = runner.invoke(
+        app, ["finetune", "formula-prediction", str(tables), "-o", str(tmp_path / "y"),
+              "--threads", "-1"],
+    )  # fmt: skip
+    assert threads.exit_code == 1 and "--threads must be >= 0" in threads.output
 
 
 @pytest.mark.parametrize(

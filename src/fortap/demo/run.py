@@ -71,15 +71,20 @@ def run_demo(
         import torch
 
         # a 64-wide model gains nothing from a second thread, and on a busy machine two threads
-        # make every op wait for the slower one (measured: 10x slower with another job running)
+        # make every op wait for the slower one (measured: 10x slower with another job running);
+        # the caller's thread count comes back afterwards
+        threads = torch.get_num_threads()
         torch.set_num_threads(1)
-        tables = out / "tables"
-        corpus = step_corpus(tables, out / "corpus", console)
-        encoder = step_pretrain(corpus, out / "pretrain", cfg.pretrain_steps, console)
-        run = step_finetune(
-            tables, encoder, out / "formula", cfg.finetune_steps, cfg.max_test, console
-        )
-        step_suggest(run, console)
+        try:
+            tables = out / "tables"
+            corpus = step_corpus(tables, out / "corpus", console)
+            encoder = step_pretrain(corpus, out / "pretrain", cfg.pretrain_steps, console)
+            run = step_finetune(
+                tables, encoder, out / "formula", cfg.finetune_steps, cfg.max_test, console
+            )
+            step_suggest(run, console)
+        finally:
+            torch.set_num_threads(threads)
         formula = out / "formula"
     console.print(f"demo finished in {time.perf_counter() - start:.1f}s; output in {out}")
     return DemoResult(tuple(books), report, formula)

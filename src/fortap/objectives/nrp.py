@@ -225,6 +225,29 @@ def baseline(values: list[dict | None]) -> dict[str, float]:
     }
 
 
+def position_rule(examples: list[Example], window: int = 3) -> dict[str, float]:
+    """A rule that reads positions only, as a reference point above the majority class: a
+    candidate header is called referenced when it lies 1..`window` rows (or, for headers on the
+    same row, columns) before the formula header, as the items just above a total do. Pair
+    accuracy and F1 on the examples' built targets."""
+    tp = fp = fn = right = 0
+    for example in examples:
+        target = example.targets.get(NAME)
+        if not target or not target["candidates"]:
+            continue
+        q_row, q_col = example.cell_coords[target["query"] - 1]
+        for cand, label in zip(target["candidates"], target["labels"], strict=True):
+            row, col = example.cell_coords[cand - 1]
+            gap = q_row - row if q_row != row else q_col - col
+            said, label = 0 < gap <= window, bool(label)
+            right += said == label
+            tp += said and label
+            fp += said and not label
+            fn += label and not said
+    pairs = right + fp + fn  # each pair is right, a false positive or a miss
+    return {"acc": right / pairs if pairs else 0.0, "f1": f1(tp, fp, fn), "n": float(pairs)}
+
+
 OBJECTIVE = Objective(
     name=NAME,
     config=NrpConfig,
