@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
+from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.text.numbers import NAN_FEATURES, Features
@@ -49,7 +50,7 @@ def formula_related(example: Example) -> frozenset[int]:
     its row and column headers, the NRP candidate headers, the referenced cells and the NCP
     operands. TUTA's MLM and cell cloze leave them alone (the reference masks only cells that
     are not formula-related), so that no blank hides what NRP, NCP or formula MLM must see."""
-    facts = example.targets.get("formula")  # fortap.corpus.samples.FORMULA_KEY
+    facts = example.targets.get(FORMULA_KEY)
     if not facts:
         return frozenset()
     cells = [facts["cell"], facts.get("formula_header"), facts.get("row_header"),
