@@ -101,3 +101,39 @@ def test_pretrain_cli_needs_tables_or_a_corpus(tmp_path):
     result = CliRunner().invoke(app, ["pretrain", "--out", str(tmp_path)])
     assert result.exit_code == 1
     assert "either --corpus or --tables" in result.output
+
+
+def test_dev_subset_caps_each_workbook_then_the_total():
+    from types import SimpleNamespace
+
+    from fortap.config import DataConfig
+    from fortap.pretrain import dev_subset
+
+    books = ["big"] * 50 + ["mid"] * 6 + ["one"]
+    samples = [SimpleNamespace(meta={"book_key": b}, i=i) for i, b in enumerate(books)]
+    capped = dev_subset(samples, DataConfig(eval_samples=0, eval_per_book=5), seed=1)
+    counts = {b: sum(s.meta["book_key"] == b for s in capped) for b in ("big", "mid", "one")}
+    assert counts == {"big": 5, "mid": 5, "one": 1}
+    assert [s.i for s in capped] == sorted(s.i for s in capped)  # corpus order kept
+    assert capped == dev_subset(samples, DataConfig(eval_samples=0, eval_per_book=5), seed=1)
+    both = dev_subset(samples, DataConfig(eval_samples=4, eval_per_book=5), seed=1)
+    assert len(both) == 4 and set(map(id, both)) <= set(map(id, capped))
+    assert len(dev_subset(samples, DataConfig(eval_samples=0, eval_per_book=0), seed=1)) == 57
+
+
+def test_train_per_book_caps_the_training_samples_of_each_workbook():
+    import random
+    from types import SimpleNamespace
+
+    import pytest
+
+    from fortap.config import DataConfig
+    from fortap.pretrain import per_book
+
+    samples = [SimpleNamespace(meta={"book_key": b}) for b in ["a"] * 9 + ["b"] * 2]
+    kept = per_book(samples, 3, random.Random(0))
+    assert [samples[i].meta["book_key"] for i in kept].count("a") == 3
+    assert kept[-2:] == [9, 10] and kept == sorted(kept)
+    assert per_book(samples, 0, random.Random(0)) == list(range(11))
+    with pytest.raises(ValueError, match="train_per_book"):
+        DataConfig(train_per_book=-1)

@@ -45,15 +45,26 @@ class DataConfig:
     max_tokens: int = 256  # whole example, appended cloze answers and context choices included
     eval_tables: int = 8  # tables held out for evaluation (never trained on)
     max_tables: int = 0  # use at most this many tables / corpus train samples (0 = all)
+    formula_samples_only: bool = False  # train on corpus samples built around a formula only
+    # (ForTaP's own pretraining data; the formula-free table samples serve TUTA's objectives)
+    train_per_book: int = 0  # train on at most this many corpus samples of one workbook (0 =
+    # all): more workbooks per update when a run sees less than an epoch
     eval_samples: int = 512  # corpus dev samples evaluated, a fixed-seed subset (0 = all)
+    eval_per_book: int = 32  # ... at most this many from one workbook (0 = no cap), so a few
+    # large workbooks do not make the dev metrics theirs
     row_col_rate: float = 0.5  # a table too long for one sequence: chance of headers + one cell's
     # row and column (the paper's input); otherwise a window of rows under repeated headers
 
     def __post_init__(self) -> None:
         if self.max_tokens < 16:
             raise ValueError(f"DataConfig.max_tokens must be >= 16, got {self.max_tokens}")
-        if self.eval_tables < 0 or self.max_tables < 0 or self.eval_samples < 0:
-            raise ValueError("DataConfig.eval_tables, max_tables and eval_samples must be >= 0")
+        counts = (self.eval_tables, self.max_tables, self.train_per_book, self.eval_samples,
+                  self.eval_per_book)  # fmt: skip
+        if min(counts) < 0:
+            raise ValueError(
+                "DataConfig.eval_tables, max_tables, train_per_book, eval_samples and "
+                "eval_per_book must be >= 0"
+            )
         if not 0.0 <= self.row_col_rate <= 1.0:
             raise ValueError(f"DataConfig.row_col_rate must be in [0, 1], got {self.row_col_rate}")
 

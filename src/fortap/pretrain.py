@@ -26,7 +26,8 @@ from pathlib import Path
 
 import torch
 
-from fortap.config import ConfigError, RunConfig, load_config
+from fortap.config import ConfigError, DataConfig, RunConfig, load_config
+from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.objectives.multitask import MultiObjectiveModel
@@ -201,6 +202,30 @@ class CorpusExamples:
         return self.model.build_targets(example, self.vocab, rng, self.cfg.data.max_tokens)
 
 
+def per_book(samples: list[Example], cap: int, rng: random.Random) -> list[int]:
+    """Indices of `samples`, at most `cap` of each workbook (`meta` `book_key`; 0 = all) drawn
+    with `rng`, in corpus order."""
+    if not cap:
+        return list(range(len(samples)))
+    books: dict[str, list[int]] = {}
+    for i, sample in enumerate(samples):
+        books.setdefault(sample.meta.get("book_key", ""), []).append(i)
+    return sorted(
+        j for ids in books.values() for j in (rng.sample(ids, cap) if len(ids) > cap else ids)
+    )
+
+
+def dev_subset(samples: list[Example], data: DataConfig, seed: int) -> list[Example]:
+    """The evaluated dev samples: at most `data.eval_per_book` of each workbook (0 = all),
+    then at most `data.eval_samples` of those (0 = all), both drawn with `seed`; the corpus
+    order is kept."""
+    rng = random.Random(seed)
+    keep = per_book(samples, data.eval_per_book, rng)
+    if data.eval_samples and len(keep) > data.eval_samples:
+        keep = sorted(rng.sample(keep, data.eval_samples))
+    return [samples[i] for i in keep]
+
+
 def setup_corpus(
     cfg: RunConfig, corpus: str | Path, init: str = "random", dist: Dist | None = None
 ) -> PretrainSetup:
@@ -212,14 +237,17 @@ def setup_corpus(
 
     dist = dist or Dist()
     train_samples = list(read_corpus(corpus, "train"))
+    if cfg.data.formula_samples_only:
+        train_samples = [x for x in train_samples if x.targets.get(FORMULA_KEY)]
+    if cfg.data.train_per_book:
+        keep = per_book(train_samples, cfg.data.train_per_book, random.Random(cfg.training.seed))
+        train_samples = [train_samples[i] for i in keep]
     if cfg.data.max_tables:
         train_samples = train_samples[: cfg.data.max_tables]
     if len(train_samples) < dist.world:
         raise FortapError(f"{corpus}: the train split holds {len(train_samples)} samples")
-    dev = list(read_corpus(corpus, "dev"))
     seed = cfg.training.seed
-    if cfg.data.eval_samples and len(dev) > cfg.data.eval_samples:
-        dev = random.Random(seed + 1).sample(dev, cfg.data.eval_samples)
+    dev = dev_subset(list(read_corpus(corpus, "dev")), cfg.data, seed + 1)
     vocab = Vocab.from_tokenizer(load_tokenizer())
     model, init_note = build_model(cfg, init)
     make = CorpusExamples(cfg, vocab, model)

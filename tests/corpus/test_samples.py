@@ -47,8 +47,24 @@ def test_sum_formula_as_tokens(tokenizer):
         "col_header": 5,
         "referenced": [9, 10, 11],
         "ncp": [[13, [9, 11]]],
+        "ncp_neighbours": [],
     }
     assert ex.meta["formula"] == "=SUM(B3:D3)" and ex.meta["formula_cell"] == "E3"
+
+
+def test_other_formulas_with_operands_in_the_input_give_ncp_groups(tokenizer):
+    table = sales_table()
+    kept, _ = kept_formulas(table, FactsConfig())
+    every = [formula_facts(table, rc, f, FactsConfig()) for rc, f in sorted(kept.items())]
+    e2 = next(f for f in every if f.cell == (1, 4))  # E2 =B2+C2; input: headers, row 1, col 4
+    for mode in ("value", "tokens"):
+        ex = formula_sample(table, e2, tokenizer, SerializeConfig(), mode, neighbours=every)
+        ids = {rc: k for k, rc in enumerate(ex.cell_coords, start=1)}
+        # E4 =E2+E3 has both operands in column 4; E3 =SUM(B3:D3), B4 =B2+B3, C4 and D4 have
+        # an operand off row 1 and column 4; E2's own group stays in `ncp`
+        facts = ex.targets[FORMULA_KEY]
+        assert facts["ncp_neighbours"] == [[1, [ids[(1, 4)], ids[(2, 4)]]]], mode
+        assert facts["ncp"] == [[1, [ids[(1, 1)], ids[(1, 2)]]]]
 
 
 def test_row_formula_as_tag_records_negatives(tokenizer):

@@ -8,7 +8,12 @@ import pytest
 import torch
 
 from fortap.model.config import ModelConfig
-from fortap.model.embeddings import TableEmbeddings, number_widths, position_widths
+from fortap.model.embeddings import (
+    TableEmbeddings,
+    number_widths,
+    position_widths,
+    sinusoid_table,
+)
 
 
 def test_widths_of_the_reference_sizes():
@@ -62,3 +67,31 @@ def test_out_of_range_ids_name_the_field(tiny_config, tiny_batch, name, value):
     bad.view(-1)[0] = value
     with pytest.raises(ValueError, match=f"Batch.{name} holds {value}"):
         TableEmbeddings(tiny_config)(dataclasses.replace(tiny_batch, **{name: bad}))
+
+
+def test_sinusoid_rows_make_products_depend_on_the_offset_only():
+    table = sinusoid_table(257, 48, 0.1)  # (257, 48)
+    assert table.shape == (257, 48)
+    assert torch.allclose(table.norm(dim=1), torch.full((257,), 0.1 * 24**0.5))
+    gram = table @ table.T
+    for offset in (1, 2, 30):
+        same = torch.diagonal(gram, offset)  # <row p, row p + offset> for every p
+        assert torch.allclose(same, same[0].expand_as(same), atol=1e-6), offset
+    assert gram[10, 11] > gram[10, 13] > gram[10, 40]  # nearer rows are more alike
+    assert sinusoid_table(5, 7, 1.0)[:, -1].tolist() == pytest.approx(
+        torch.arange(5.0).mul(10000.0 ** (-6 / 7)).sin().tolist()
+    )  # odd width: a last sine
+
+
+def test_row_and_column_tables_start_as_sinusoids_unless_switched_off(tiny_config):
+    from fortap.model.encoder import FortapEncoder
+
+    encoder = FortapEncoder(dataclasses.replace(tiny_config, row_col_init=0.1))
+    rows = encoder.embeddings.row_embeddings.weight
+    assert torch.equal(rows, sinusoid_table(*rows.shape, 0.1))
+    torch.manual_seed(0)
+    plain = FortapEncoder(dataclasses.replace(tiny_config, row_col_init=0.0))
+    std = plain.embeddings.col_embeddings.weight.std().item()
+    assert std == pytest.approx(tiny_config.init_std, rel=0.2)
+    with pytest.raises(ValueError, match="ModelConfig.row_col_init"):
+        dataclasses.replace(tiny_config, row_col_init=-1.0)

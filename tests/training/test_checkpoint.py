@@ -147,3 +147,28 @@ def test_killed_corpus_run_resumes_to_the_same_parameters(tiny_corpus, tmp_path)
         straight.state_dict().items(), resumed.state_dict().items(), strict=True
     ):
         torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-7, msg=name)
+
+
+def test_formula_samples_only_keeps_the_samples_built_around_a_formula(tiny_corpus, monkeypatch):
+    import copy
+
+    from fortap.corpus import build
+    from fortap.corpus.samples import FORMULA_KEY
+    from fortap.pretrain import setup_corpus
+
+    real = build.read_corpus
+    train = list(real(tiny_corpus, "train"))
+    table_sample = copy.deepcopy(train[0])
+    del table_sample.targets[FORMULA_KEY]  # as a formula-free table's sample has none
+
+    def with_a_table_sample(corpus, split):
+        return [*real(corpus, split), table_sample] if split == "train" else real(corpus, split)
+
+    monkeypatch.setattr(build, "read_corpus", with_a_table_sample)
+    cfg = load_config("tiny", [*CORPUS, "data.formula_samples_only=true"])
+    items = setup_corpus(cfg, tiny_corpus, "random").stream.items
+    assert len(items) == len(train) and all(x.targets.get(FORMULA_KEY) for x in items)
+    cfg = load_config("tiny", CORPUS)
+    assert len(setup_corpus(cfg, tiny_corpus, "random").stream.items) == len(train) + 1
+    cfg = load_config("tiny", [*CORPUS, "data.formula_samples_only=true", "data.train_per_book=5"])
+    assert len(setup_corpus(cfg, tiny_corpus, "random").stream.items) == 5  # one train book

@@ -84,3 +84,24 @@ def test_head_lr_scale_gives_heads_their_own_groups_and_lr():
 
 def test_head_lr_scale_of_one_keeps_two_groups():
     assert len(param_groups(WithHead(), 0.01)) == 2
+
+
+def test_head_lr_scale_also_reaches_the_encoders_new_parameters():
+    """Parameters the initialisation left new (MiniLM has no tree or number embeddings) learn
+    at the heads' rate; the loaded ones keep the base rate."""
+    model = WithHead()
+    model.encoder.new_parameters = frozenset({"1.weight"})  # as `load_minilm` records them
+    groups = param_groups(model, 0.01, head_lr_scale=10.0)
+    names = {id(p): n for n, p in model.named_parameters()}
+    scaled = sorted(names[id(p)] for g in groups if g["lr_scale"] == 10.0 for p in g["params"])
+    assert scaled == ["encoder.1.weight", "head.bias", "head.weight"]
+
+
+def test_minilm_initialisation_records_its_new_parameters():
+    from fortap.model.config import ModelConfig
+    from fortap.model.pretrained import load_minilm
+
+    encoder, report = load_minilm(ModelConfig.minilm())
+    assert encoder.new_parameters == frozenset(report.new)
+    assert "embeddings.top_tree_embeddings.weight" in encoder.new_parameters
+    assert "embeddings.word_embeddings.weight" not in encoder.new_parameters

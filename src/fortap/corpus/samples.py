@@ -18,7 +18,9 @@ insert context, since those never renumber cells:
   `ref` the cell id it points at (0 when that cell is not in the input); [] otherwise;
 - `side`, `formula_header`, `positives`, `negatives`: NRP (table-only);
 - `row_header`, `col_header`, `referenced`: NRP (table-text) and reference tagging;
-- `ncp`: `[[class id, [cell ids]]]`, groups whose operands are all in the input.
+- `ncp`: `[[class id, [cell ids]]]`, groups whose operands are all in the input;
+- `ncp_neighbours`: the same for the table's other kept formulas (`neighbours`), whose cells
+  show their values: groups of formulas the input does not spell out, whatever `mode` is.
 
 A table without any kept formula can still give one *table sample* (no formula facts) for
 TUTA's objectives: a window of rows under its headers, chosen by the same kind of seeded rng.
@@ -27,6 +29,7 @@ TUTA's objectives: a window of rows under its headers, chosen by the same kind o
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from fortap.corpus.facts import FormulaFacts
@@ -80,6 +83,7 @@ def formula_sample(
     tokenizer: Tokenizer,
     serialize_cfg: SerializeConfig,
     mode: str,
+    neighbours: Sequence[FormulaFacts] = (),
 ) -> Example | None:
     """The sample of one kept formula shown in `mode`; None when its needed cells do not fit."""
     rc = facts.cell
@@ -95,14 +99,20 @@ def formula_sample(
         return None
     ids = {tuple(at): k for k, at in enumerate(example.cell_coords, start=1)}
     shown = next(m for r, c, m in example.meta["input_modes"] if (r, c) == rc)
-    example.targets[FORMULA_KEY] = formula_targets(table, facts, ids, shown)
+    example.targets[FORMULA_KEY] = formula_targets(table, facts, ids, shown, neighbours)
     sheet_rc = (table.region.top + rc[0], table.region.left + rc[1])
     example.meta["formula"] = table.cell(*rc).formula
     example.meta["formula_cell"] = a1(*sheet_rc)
     return example
 
 
-def formula_targets(table: Table, facts: FormulaFacts, ids: dict[RC, int], mode: str) -> dict:
+def formula_targets(
+    table: Table,
+    facts: FormulaFacts,
+    ids: dict[RC, int],
+    mode: str,
+    neighbours: Sequence[FormulaFacts] = (),
+) -> dict:
     """The facts as cell ids of the serialised example (see module doc)."""
 
     def id_of(rc: RC | None) -> int:
@@ -123,6 +133,17 @@ def formula_targets(table: Table, facts: FormulaFacts, ids: dict[RC, int], mode:
         for label, group in facts.ncp
         if all(c in ids for c in group)
     ]
+    seen = {(label, tuple(cells)) for label, cells in ncp}
+    more = []
+    for other in neighbours:
+        if mode == "tokens" and other.formula.r1c1 == facts.formula.r1c1:
+            continue  # the same formula copied: its operator is spelt out by the shown tokens
+        for label, group in other.ncp:
+            if other.cell != facts.cell and all(c in ids for c in group):
+                key = (label, tuple(ids[c] for c in group))
+                if key not in seen:
+                    seen.add(key)
+                    more.append([label, list(key[1])])
     header = id_of(facts.formula_header)
     return {
         "cell": ids[facts.cell],
@@ -136,6 +157,7 @@ def formula_targets(table: Table, facts: FormulaFacts, ids: dict[RC, int], mode:
         "col_header": id_of(facts.col_header),
         "referenced": present(facts.referenced),
         "ncp": ncp,
+        "ncp_neighbours": more,
     }
 
 

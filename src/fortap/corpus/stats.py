@@ -30,10 +30,11 @@ def sample_stats(facts: Mapping | None, split: str) -> dict:
         labels["nrp_side"] = {facts["side"]: 1}
     if facts["row_header"] or facts["col_header"]:
         objectives["nrp_text"] = 1
-    if facts["ncp"]:
+    groups = [*facts["ncp"], *facts.get("ncp_neighbours", ())]
+    if groups:
         objectives["ncp"] = 1
         labels["ncp"] = {}
-        for label, _ in facts["ncp"]:
+        for label, _ in groups:
             labels["ncp"][NCP_CLASSES[label]] = labels["ncp"].get(NCP_CLASSES[label], 0) + 1
     tokens = facts["tokens"]
     if tokens:

@@ -166,11 +166,13 @@ def table_examples(table: Table, key: str, cfg: CorpusConfig, tokenizer, stats: 
     add_counts(stats, {"formula_cells": sum(verdicts.values()), "verdicts": dict(verdicts)})
     if kept:
         stats["tables_with_kept_formulas"] = stats.get("tables_with_kept_formulas", 0) + 1
-    for rc in sorted(kept):
-        facts = formula_facts(table, rc, kept[rc], cfg.facts)
+    every = [formula_facts(table, rc, kept[rc], cfg.facts) for rc in sorted(kept)]
+    for facts in every:
+        rc = facts.cell
         sheet_rc = (table.region.top + rc[0], table.region.left + rc[1])
         rng = sample_rng(cfg.seed, key, table.sheet, sheet_rc)
-        example = formula_sample(table, facts, tokenizer, cfg.serialize, draw_mode(rng, cfg.sample))
+        mode = draw_mode(rng, cfg.sample)
+        example = formula_sample(table, facts, tokenizer, cfg.serialize, mode, neighbours=every)
         if example is None:
             add_counts(stats, {"dropped_no_room": 1})
             continue

@@ -46,6 +46,8 @@ class ModelConfig:
     hidden_dropout: float = 0.1  # dropout after embeddings, attention output and FFN output
     init_std: float = 0.02  # std of the normal init of embeddings and linear weights
     cell_pooling: str = "mean"  # cell state: "mean" of the cell's positions or its "sep" state
+    row_col_init: float = 0.1  # row and column tables start as sinusoids of this amplitude, so
+    # that row/column offsets are readable from the first update; 0 = normal(init_std) like the rest
 
     def __post_init__(self) -> None:
         positive = (
@@ -91,6 +93,8 @@ class ModelConfig:
             )
         if self.layer_norm_eps <= 0 or self.init_std <= 0:
             raise ValueError("ModelConfig.layer_norm_eps and init_std must be positive")
+        if self.row_col_init < 0:
+            raise ValueError(f"ModelConfig.row_col_init must be >= 0, got {self.row_col_init}")
 
     @classmethod
     def minilm(cls, **overrides: Any) -> ModelConfig:

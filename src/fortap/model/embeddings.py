@@ -19,6 +19,11 @@ BERT baseline of `bench/encoder.py` (no 1-D positions: TUTA has none either).
 
 Word embeddings and the LayerNorm use the MiniLM names (`word_embeddings`, `LayerNorm`) so the
 shipped weights map by name. Letters: B batch, T tokens, D hidden, L tree levels, F formats.
+
+The row and column tables start as sinusoids (`sinusoid_table`, amplitude
+`config.row_col_init`; Vaswani et al.'s encoding): a product of two rows' vectors then depends on
+their offset alone, so "the header two rows above" can be read before the tables are trained.
+Tree tables start random; MiniLM has weights for none of them.
 """
 
 from __future__ import annotations
@@ -35,6 +40,16 @@ def number_widths(hidden: int) -> tuple[int, int, int, int]:
     """Widths of the magnitude, precision, first-digit and last-digit slices (sum = hidden)."""
     part = hidden // 4
     return (part, part, part, hidden - 3 * part)
+
+
+def sinusoid_table(n: int, width: int, amplitude: float) -> torch.Tensor:
+    """(n, width): row p holds amplitude·[sin(p·w_0), cos(p·w_0), sin(p·w_1), ...], w_k =
+    10000^(-2k/width); an odd width ends with one more sine."""
+    p = torch.arange(n, dtype=torch.float64).unsqueeze(1)  # (n, 1)
+    k = torch.arange((width + 1) // 2, dtype=torch.float64)
+    angle = p * 10000.0 ** (-2 * k / width)  # (n, ceil(width/2))
+    table = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)[:, :width]  # (n, width)
+    return (amplitude * table).float()
 
 
 def position_widths(hidden: int, depth: int) -> tuple[int, int, int]:
@@ -67,6 +82,15 @@ class TableEmbeddings(nn.Module):
             self.format_embeddings = nn.Linear(config.format_dim, D, bias=False)
         self.LayerNorm = nn.LayerNorm(D, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout)
+
+    def init_row_col(self) -> None:
+        """Row and column tables as sinusoids (module doc); no-op when `row_col_init` is 0."""
+        amplitude = self.config.row_col_init
+        if not self.config.table_embeddings or amplitude == 0:
+            return
+        with torch.no_grad():
+            for table in (self.row_embeddings, self.col_embeddings):
+                table.weight.copy_(sinusoid_table(*table.weight.shape, amplitude))
 
     def forward(self, batch: Batch) -> torch.Tensor:
         """(B, T, D) embeddings of `batch`'s tokens (before the first layer)."""

@@ -53,6 +53,10 @@ class FortapEncoder(nn.Module):
         self.embeddings = TableEmbeddings(config)
         self.encoder = LayerStack(config)
         self.apply(self._init_weights)
+        self.embeddings.init_row_col()
+        # names of the parameters an initialisation left new (`load_minilm`), which
+        # `OptimConfig.head_lr_scale` trains at the heads' rate; empty = all are new or all loaded
+        self.new_parameters: frozenset[str] = frozenset()
 
     def _init_weights(self, module: nn.Module) -> None:
         """N(0, init_std) for embeddings and linear weights, zero biases, LayerNorm = identity."""

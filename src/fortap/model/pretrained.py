@@ -103,6 +103,7 @@ def load_minilm(
                 target.copy_(found[name])
                 report.loaded.append(name)
     report.unused = sorted(set(found) - set(state))
+    model.new_parameters = frozenset(report.new)  # for `OptimConfig.head_lr_scale`
     return model, report
 
 

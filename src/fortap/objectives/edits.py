@@ -56,7 +56,8 @@ def formula_related(example: Example) -> frozenset[int]:
     cells = [facts["cell"], facts.get("formula_header"), facts.get("row_header"),
              facts.get("col_header"), *facts.get("positives", ()), *facts.get("negatives", ()),
              *facts.get("referenced", ())]  # fmt: skip
-    cells += [c for _, group in facts.get("ncp", ()) for c in group]
+    groups = [*facts.get("ncp", ()), *facts.get("ncp_neighbours", ())]
+    cells += [c for _, group in groups for c in group]
     return frozenset(c for c in cells if c)
 
 

@@ -4,9 +4,12 @@ For each operator or function among the paper's 17 (`fortap.formula.targets.NCP_
 the 13 operators, SUM, AVERAGE, MAX, MIN) whose direct operands are all numeric cell
 references, the states of those operand cells are mean-pooled and classified into the 17
 classes. The groups come with the corpus sample (`targets["formula"]["ncp"]`, cell ids, only
-groups whose cells are all in the input); nothing is random here.
+groups whose cells are all in the input); nothing is random here. Besides the sample's own
+formula, the table's other kept formulas whose operands are all in the input give groups too
+(`ncp_neighbours`: those cells show values, so their operators are not in the input); the
+reference used the sample's formula only, which left about one group per four samples.
 
-By default a sample that shows its formula as tokens gives no NCP target
+By default a sample that shows its formula as tokens gives no NCP target for that formula
 (`skip_formula_tokens`): the operator would be in the input, one attention hop away.
 
 Head: Linear → GELU → Linear(17). Letters: B batch, C cells, G groups in the batch, D hidden.
@@ -46,11 +49,18 @@ def targets(example: Example, cfg: NcpConfig, ctx: TargetContext) -> Example:
     """Targets: `groups`, a list of [class id, [cell ids]]."""
     facts = example.targets.get(FORMULA_KEY)
     out = clone(example)
-    groups = []
-    if facts and not (cfg.skip_formula_tokens and facts["mode"] == "tokens"):
-        groups = [[label, list(cells)] for label, cells in facts["ncp"]]
-    out.targets[NAME] = {"groups": groups}
+    groups = operand_groups(facts, cfg)
+    out.targets[NAME] = {"groups": [[label, list(cells)] for label, cells in groups]}
     return out
+
+
+def operand_groups(facts: dict | None, cfg: NcpConfig) -> list:
+    """The NCP groups of a sample's formula facts: its formula's (unless shown as tokens and
+    `skip_formula_tokens`), then those of the table's other formulas (`ncp_neighbours`)."""
+    if not facts:
+        return []
+    own = [] if cfg.skip_formula_tokens and facts["mode"] == "tokens" else facts["ncp"]
+    return [*own, *facts.get("ncp_neighbours", ())]
 
 
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
@@ -114,12 +124,41 @@ def class_counts(facts: list[dict | None], cfg: NcpConfig | None = None) -> Coun
     """NCP classes of corpus formula facts (`targets["formula"]` of samples), as `targets` would
     draw them, e.g. to find the training split's majority class."""
     cfg = cfg or NcpConfig()
-    return Counter(
-        label
-        for f in facts
-        if f and not (cfg.skip_formula_tokens and f["mode"] == "tokens")
-        for label, _ in f["ncp"]
-    )
+    return Counter(label for f in facts for label, _ in operand_groups(f, cfg))
+
+
+def operand_shape(example: Example, cells: list[int]) -> tuple[int, ...]:
+    """What positions alone say about an operand group: (cells, up to 3; all on one row; all in
+    one column; row span + column span, up to 5)."""
+    at = [example.cell_coords[c - 1] for c in cells]
+    rows, cols = {r for r, _ in at}, {c for _, c in at}
+    span = max(rows) - min(rows) + max(cols) - min(cols)
+    return (min(len(cells), 3), int(len(rows) == 1), int(len(cols) == 1), min(span, 5))
+
+
+def position_rule(train: list[Example], dev: list[Example], cfg: NcpConfig | None = None) -> dict:
+    """A rule that reads positions only, as a reference point above the majority class: each
+    `operand_shape` answers the class most frequent for it among the training groups (the
+    training majority for a shape never seen). Groups come from the samples' formula facts as
+    `targets` draws them. Accuracy on `dev`."""
+    cfg = cfg or NcpConfig()
+
+    def shapes(examples: list[Example]):
+        for example in examples:
+            for label, cells in operand_groups(example.targets.get(FORMULA_KEY), cfg):
+                yield operand_shape(example, cells), label
+
+    by_shape: dict[tuple[int, ...], Counter] = {}
+    for shape, label in shapes(train):
+        by_shape.setdefault(shape, Counter())[label] += 1
+    overall = sum(by_shape.values(), Counter()).most_common(1)
+    fallback = overall[0][0] if overall else -1
+    answer = {shape: counts.most_common(1)[0][0] for shape, counts in by_shape.items()}
+    hits = n = 0
+    for shape, label in shapes(dev):
+        hits += answer.get(shape, fallback) == label
+        n += 1
+    return {"acc": hits / n if n else 0.0, "n": float(n)}
 
 
 OBJECTIVE = Objective(

@@ -26,7 +26,9 @@ class OptimConfig:
     eps: float = 1e-6  # the reference's AdamW epsilon
     warmup: float = 0.1  # share of the total steps spent warming up linearly from 0
     clip_norm: float = 1.0  # max global gradient norm; 0 disables clipping
-    head_lr_scale: float = 1.0  # lr multiplier for parameters outside `model.encoder` (new heads)
+    head_lr_scale: float = (
+        1.0  # lr multiplier for freshly initialised parameters (see param_groups)
+    )
 
     def __post_init__(self) -> None:
         if self.lr <= 0:
@@ -48,13 +50,18 @@ class OptimConfig:
 
 def param_groups(model: nn.Module, weight_decay: float, head_lr_scale: float = 1.0) -> list[dict]:
     """AdamW groups: matrices with `weight_decay`, biases and LayerNorm without. With
-    `head_lr_scale` != 1 and a model that has an `encoder`, the parameters outside it (freshly
-    initialised heads or decoders) get two more groups whose lr is scaled by it (`lr_scale`)."""
-    split_heads = head_lr_scale != 1.0 and isinstance(getattr(model, "encoder", None), nn.Module)
+    `head_lr_scale` != 1 and a model that has an `encoder`, the freshly initialised parameters
+    get two more groups whose lr is scaled by it (`lr_scale`): those outside the encoder (heads,
+    decoders) and the encoder's own that its initialisation left new (`encoder.new_parameters`,
+    e.g. the tree-position, number and format embeddings MiniLM has no weights for)."""
+    encoder = getattr(model, "encoder", None)
+    split_heads = head_lr_scale != 1.0 and isinstance(encoder, nn.Module)
+    new = frozenset(getattr(encoder, "new_parameters", ()))
     groups = {(d, h): [] for d in (True, False) for h in (False, True)}
     for name, param in model.named_parameters():
         if param.requires_grad:
-            head = split_heads and not name.startswith("encoder.")
+            inner = name.removeprefix("encoder.")
+            head = split_heads and (inner == name or inner in new)
             groups[(param.dim() >= 2, head)].append(param)
     out = []
     for (decay, head), params in groups.items():
