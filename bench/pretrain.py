@@ -4,7 +4,8 @@
 
 The `small` preset (MiniLM size: 6 layers, hidden 384) initialised from MiniLM (`--init minilm`)
 trains with every objective — TUTA's three (MLM at the paper's weight 0.3, cell cloze, table
-context) plus NRP, NCP and formula MLM at weight 1 — on the corpus's train split. A fixed
+context) plus NRP and NCP at weight 4 and formula MLM at 1 (`FORTAP_RECIPE`) — on the corpus
+train split's formula samples (all samples for a TUTA-only `--objectives`). A fixed
 subset of the dev split is evaluated at step 0 and at the end: at most `--eval-per-book`
 samples of each workbook (default 32; the dev split's two largest workbooks would otherwise
 hold 64 % of its NRP pairs and half of its NCP groups), then at most `--eval-samples`
