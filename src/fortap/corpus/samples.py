@@ -106,6 +106,12 @@ def formula_sample(
     return example
 
 
+def all_ncp_groups(facts) -> list:
+    """Every NCP group stored in formula facts: the formula's own (`ncp`), then the table's
+    other formulas' (`ncp_neighbours`; absent in corpora built before it existed)."""
+    return [*facts.get("ncp", ()), *facts.get("ncp_neighbours", ())]
+
+
 def formula_targets(
     table: Table,
     facts: FormulaFacts,
@@ -136,10 +142,12 @@ def formula_targets(
     seen = {(label, tuple(cells)) for label, cells in ncp}
     more = []
     for other in neighbours:
-        if mode == "tokens" and other.formula.r1c1 == facts.formula.r1c1:
-            continue  # the same formula copied: its operator is spelt out by the shown tokens
+        if other.cell == facts.cell or (
+            mode == "tokens" and other.formula.r1c1 == facts.formula.r1c1
+        ):
+            continue  # itself, or a copy of the formula whose shown tokens spell its operator
         for label, group in other.ncp:
-            if other.cell != facts.cell and all(c in ids for c in group):
+            if all(c in ids for c in group):
                 key = (label, tuple(ids[c] for c in group))
                 if key not in seen:
                     seen.add(key)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fortap.corpus.samples import all_ncp_groups
 from fortap.formula.targets import NCP_CLASSES
 from fortap.formula.tokens import FORMULA_VOCAB
 
@@ -30,7 +31,7 @@ def sample_stats(facts: Mapping | None, split: str) -> dict:
         labels["nrp_side"] = {facts["side"]: 1}
     if facts["row_header"] or facts["col_header"]:
         objectives["nrp_text"] = 1
-    groups = [*facts["ncp"], *facts.get("ncp_neighbours", ())]
+    groups = all_ncp_groups(facts)
     if groups:
         objectives["ncp"] = 1
         labels["ncp"] = {}

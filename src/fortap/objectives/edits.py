@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from fortap.corpus.samples import FORMULA_KEY
+from fortap.corpus.samples import FORMULA_KEY, all_ncp_groups
 from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.text.numbers import NAN_FEATURES, Features
@@ -56,8 +56,7 @@ def formula_related(example: Example) -> frozenset[int]:
     cells = [facts["cell"], facts.get("formula_header"), facts.get("row_header"),
              facts.get("col_header"), *facts.get("positives", ()), *facts.get("negatives", ()),
              *facts.get("referenced", ())]  # fmt: skip
-    groups = [*facts.get("ncp", ()), *facts.get("ncp_neighbours", ())]
-    cells += [c for _, group in groups for c in group]
+    cells += [c for _, group in all_ncp_groups(facts) for c in group]
     return frozenset(c for c in cells if c)
 
 

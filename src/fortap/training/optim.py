@@ -26,9 +26,7 @@ class OptimConfig:
     eps: float = 1e-6  # the reference's AdamW epsilon
     warmup: float = 0.1  # share of the total steps spent warming up linearly from 0
     clip_norm: float = 1.0  # max global gradient norm; 0 disables clipping
-    head_lr_scale: float = (
-        1.0  # lr multiplier for freshly initialised parameters (see param_groups)
-    )
+    head_lr_scale: float = 1.0  # lr multiplier of freshly initialised parameters (param_groups)
 
     def __post_init__(self) -> None:
         if self.lr <= 0:
