@@ -10,12 +10,14 @@ subset of the dev split is evaluated at step 0 and at the end: at most `--eval-p
 samples of each workbook (default 32; the dev split's two largest workbooks would otherwise
 hold 64 % of its NRP pairs and half of its NCP groups), then at most `--eval-samples`
 (default 0 = all), targets drawn once with a fixed seed. The baselines are measured on the
-same subset. `--minutes` bounds the whole run: the step-0 evaluation and a
-calibration on a copy of the model (the loop's throughput over 4 updates after 2 untimed
-ones) are timed, the rest (minus one more evaluation)
-is the training budget, the schedule's length is set from the calibrated update time (plus
-25 %, as a busy calibration once cut a run to half its budget), and `training.max_minutes`
-stops the loop at the budget in any case.
+same subset. `--eval-every N` also evaluates it every N updates inside the loop and prints
+the dev metrics over the run (their time comes out of the training budget; the training
+seconds exclude them, each counted as long as step 0's). `--minutes` bounds the whole run: the
+step-0 evaluation and a calibration on a copy of the model (the loop's throughput over 4
+updates after 2 untimed ones) are timed, the rest (minus one more evaluation) is the training
+budget, the schedule's length is set from the calibrated update time (plus 25 %, as a busy
+calibration once cut a run to half its budget), and `training.max_minutes` stops the loop at
+the budget in any case.
 
 Per objective the table shows the dev metric at the start and at the end, the majority-class
 baseline measured on the same dev targets (`baseline()` of each objective: NRP = pair accuracy
@@ -34,7 +36,9 @@ Targets: NRP pair accuracy, NCP accuracy and formula-MLM accuracy each beat thei
 baseline *clearly*, defined as end >= baseline + 0.05 (absolute); NRP F1 is also checked against
 the all-positive F1 and NCP against the dev-majority oracle, reported either way. NRP's
 `acc_rule` / `f1_rule` rows compare with a rule that reads positions only (the three headers
-before the formula header are its references), NCP's `acc_rule` with the training split's most
+before the formula header are its references) and `acc_fit` with the majority label per
+offset learnt from the training pairs (what positions learnt from the training workbooks are
+worth on others), NCP's `acc_rule` with the training split's most
 frequent class per operand shape (cells, one row, one column, span): how much of each a
 positional shortcut solves.
 """
@@ -55,7 +59,7 @@ from pathlib import Path  # noqa: E402
 
 from fortap.config import load_config  # noqa: E402
 from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
-from fortap.objectives import formula_mlm, ncp, nrp  # noqa: E402
+from fortap.objectives import formula_mlm, ncp, nrp_baselines  # noqa: E402
 from fortap.pretrain import setup_corpus  # noqa: E402
 from fortap.training.loop import evaluate, train  # noqa: E402
 
@@ -78,8 +82,10 @@ def baselines(examples: list, train_samples: list) -> dict[str, dict[str, float]
     """Majority-class baselines of the ForTaP objectives on the dev examples' targets. NCP's is
     the training split's most frequent class (a constant classifier fitted on train); the dev
     split's own most frequent class is kept beside it as `acc_oracle` (it has seen dev labels).
-    NRP also gets a rule that reads positions only (`nrp.position_rule`: the 3 headers before
-    the formula header are the referenced ones) as `acc_rule` / `f1_rule`, and NCP one fitted on
+    NRP also gets a rule that reads positions only (`nrp_baselines.position_rule`: the 3 headers before
+    the formula header are the referenced ones) as `acc_rule` / `f1_rule`, the same kind of rule
+    fitted on the training samples' header pairs (`nrp_baselines.fitted_position_rule`) as `acc_fit`,
+    and NCP one fitted on
     the training groups (`ncp.position_rule`: the most frequent class per operand shape) as
     `acc_rule`; reported, no target."""
     values = {
@@ -88,9 +94,15 @@ def baselines(examples: list, train_samples: list) -> dict[str, dict[str, float]
     cells = [len(e.cell_coords) for e in examples]
     train_facts = [x.targets.get(FORMULA_KEY) for x in train_samples]
     train_top = ncp.class_counts(train_facts).most_common(1)[0][0]
-    rule = nrp.position_rule(examples)
+    rule = nrp_baselines.position_rule(examples)
+    fit = nrp_baselines.fitted_position_rule(train_samples, examples)
     return {
-        "nrp": {**nrp.baseline(values["nrp"]), "acc_rule": rule["acc"], "f1_rule": rule["f1"]},
+        "nrp": {
+            **nrp_baselines.baseline(values["nrp"]),
+            "acc_rule": rule["acc"],
+            "f1_rule": rule["f1"],
+            "acc_fit": fit["acc"],
+        },
         "ncp": {
             **ncp.baseline(values["ncp"], majority=train_top),
             "acc_oracle": ncp.baseline(values["ncp"])["acc"],
@@ -123,12 +135,13 @@ def metric_rows(start: dict, end: dict, base: dict) -> list[dict]:
     rows = []
     for name, metrics in (
         ("mlm", ("acc",)), ("cell_cloze", ("acc",)), ("table_context", ("acc",)),
-        ("nrp", ("f1", "f1_rule", "acc", "acc_rule", "tag_acc")),
+        ("nrp", ("f1", "f1_rule", "acc", "acc_rule", "acc_fit", "tag_acc")),
         ("ncp", ("acc", "acc_oracle", "acc_rule")),
         ("formula_mlm", ("acc", "acc_op", "acc_ref")),
     ):  # fmt: skip
         for metric in metrics:
-            key = f"eval/{metric.removesuffix('_oracle').removesuffix('_rule')}/{name}"
+            base_metric = metric.removesuffix("_oracle").removesuffix("_rule").removesuffix("_fit")
+            key = f"eval/{base_metric}/{name}"
             if key not in end:
                 continue
             b = base.get(name, {}).get(metric)
@@ -172,6 +185,22 @@ def print_report(rows: list[dict], goals: list[dict], info: dict) -> None:
     )
 
 
+def print_trajectory(entries: list[dict]) -> None:
+    """Dev metrics at every evaluation of the run (`--eval-every`)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    keys = [("acc", "nrp"), ("f1", "nrp"), ("acc", "ncp"), ("acc", "formula_mlm"), ("acc", "mlm")]
+    table = Table(title="dev during training")
+    table.add_column("step", justify="right")
+    for metric, name in keys:
+        table.add_column(f"{name} {metric}", justify="right")
+    for e in entries:
+        cells = (e.get(f"eval/{metric}/{name}") for metric, name in keys)
+        table.add_row(str(e["step"]), *("-" if v is None else f"{v:.4f}" for v in cells))
+    Console().print(table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget")
@@ -181,6 +210,9 @@ def main() -> None:
     parser.add_argument("--eval-samples", type=int, default=0, help="dev samples (0 = all)")
     parser.add_argument(
         "--eval-per-book", type=int, default=32, help="dev samples of one workbook, at most"
+    )
+    parser.add_argument(
+        "--eval-every", type=int, default=0, help="also evaluate dev every N updates (0 = no)"
     )
     parser.add_argument("--set", action="append", default=[], help="dotted config override")
     parser.add_argument(
@@ -213,17 +245,28 @@ def main() -> None:
         raise SystemExit(f"--minutes {args.minutes} leaves {budget:.0f}s to train: too little")
     # Plan 25 % more updates than the calibration predicts: on a shared machine a busy
     # calibration would otherwise end the schedule early; `max_minutes` stops it on time.
-    steps = int(1.25 * budget / s_per_update)
-    training = dataclasses.replace(cfg.training, steps=steps, max_minutes=budget / 60, log_every=20)
+    # Evaluations inside the loop (`--eval-every`) take their time out of the schedule's.
+    evals = budget / (args.eval_every * s_per_update + eval_s) if args.eval_every else 0
+    steps = int(1.25 * (budget - int(evals) * eval_s) / s_per_update)
+    training = dataclasses.replace(
+        cfg.training, steps=steps, max_minutes=budget / 60, log_every=20,
+        eval_every=args.eval_every,
+    )  # fmt: skip
     print(f"budget {budget:.0f}s -> {steps} updates at {s_per_update:.2f}s/update")
+    inside = setup.eval_batches if args.eval_every else ()
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         tick = time.perf_counter()
-        result = train(setup.model, setup.stream, training, cfg.optim, out, resume=False)
+        result = train(setup.model, setup.stream, training, cfg.optim, out, inside, resume=False)
         train_s = time.perf_counter() - tick
         if args.out:
             setup.model.encoder.save_pretrained(out / "encoder")  # for formula prediction
-    end = evaluate(setup.model, setup.eval_batches)
+    evaluated = [e for e in result.history if any(k.startswith("eval/") for k in e)]
+    if evaluated and evaluated[-1]["step"] == result.step:  # the loop evaluated the last update
+        end = evaluated[-1]
+        train_s -= eval_s * len(evaluated)  # (an estimate: each evaluation as long as step 0's)
+    else:
+        end = evaluate(setup.model, setup.eval_batches)
     logged = [e for e in result.history if "tokens_per_s" in e]
     per_update = cfg.training.batch_size * cfg.training.grad_accum
     info = {
@@ -243,6 +286,8 @@ def main() -> None:
         goals.append({"name": f"{label} >= baseline + {MARGIN}", "value": value,
                       "target": b + MARGIN, "baseline": b, "met": met})  # fmt: skip
     print_report(rows, goals, info)
+    if len(evaluated) > 1:
+        print_trajectory([{"step": 0, **start}, *evaluated])
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         data = {"results": rows, "targets": goals, "run": info, "history": result.history}

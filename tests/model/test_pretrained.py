@@ -81,6 +81,26 @@ def test_minilm_into_a_larger_vocab_keeps_its_rows():
     assert "encoder.layer.1.attention.self.query.weight" in report.unused
 
 
+def test_added_tokens_start_from_the_words_naming_them():
+    from fortap.model.pretrained import WEIGHTS_FILE, minilm_dir
+    from fortap.model.state_file import read_tensors
+    from fortap.text.tokenizer import load_tokenizer
+
+    tok = load_tokenizer()
+    shipped = read_tensors(minilm_dir() / WEIGHTS_FILE)[0]["embeddings.word_embeddings.weight"]
+    named = load_minilm(ModelConfig.minilm(layers=1))[0].embeddings.word_embeddings.weight
+    plain = load_minilm(ModelConfig.minilm(layers=1, added_from_words=False))[0]
+    plain = plain.embeddings.word_embeddings.weight
+    sum_, div, ne = (tok.formula_token_id(n) for n in ("SUM", "/", "<>"))
+    assert torch.equal(named[sum_], shipped[tok.id_of("sum")])
+    assert torch.allclose(named[ne], shipped[[tok.id_of("<"), tok.id_of(">")]].mean(0))
+    assert torch.equal(named[tok.id_of("the")], shipped[tok.id_of("the")])  # words untouched
+    assert torch.equal(plain[sum_], shipped[sum_])  # off: MiniLM's unused rows as shipped
+    cosine = torch.nn.functional.cosine_similarity
+    assert cosine(plain[sum_], plain[div], dim=0) > 0.7  # unused rows look alike ...
+    assert cosine(named[sum_], named[div], dim=0) < 0.3  # ... the words do not
+
+
 def test_minilm_shape_mismatch_names_the_tensor():
     with pytest.raises(
         CheckpointError,

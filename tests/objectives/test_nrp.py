@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
-from fortap.objectives import nrp
+from fortap.objectives import nrp, nrp_baselines
 from fortap.objectives.base import TargetContext
 from fortap.objectives.multitask import MultiObjectiveModel
 
@@ -24,6 +25,7 @@ def test_pairs_for_a_row_formula(tokenizer, vocab):
         "query": ids[(0, 4)],  # "total", the formula cell's top header
         "candidates": [ids[(0, 1)], ids[(0, 2)], ids[(0, 3)]],  # 2019, 2020 | 2021
         "labels": [1, 1, 0],
+        "offsets": [3, 2, 1],  # columns from each candidate to "total"
         "tags": None,
     }
     assert out.token_ids == ex.token_ids
@@ -54,7 +56,13 @@ def test_text_variant_inserts_a_prompt_and_tags_cells(tokenizer, vocab):
 
 def test_no_facts_no_targets(tokenizer, vocab, example):
     out = nrp.targets(example, nrp.NrpConfig(), ctx(vocab))
-    assert out.targets["nrp"] == {"query": 0, "candidates": [], "labels": [], "tags": None}
+    assert out.targets["nrp"] == {
+        "query": 0,
+        "candidates": [],
+        "labels": [],
+        "offsets": [],
+        "tags": None,
+    }
 
 
 def test_collate_head_and_metric_shapes(tokenizer, vocab):
@@ -93,7 +101,7 @@ def test_tag_head_overfits_one_batch(tokenizer, vocab):
 
 def test_baseline_from_targets():
     values = [{"labels": [1, 0, 0], "tags": [0, 0, 1, 2]}, {"labels": [1, 0], "tags": None}, None]
-    base = nrp.baseline(values)
+    base = nrp_baselines.baseline(values)
     assert base["acc"] == pytest.approx(3 / 5)  # always "not referenced"
     assert base["f1"] == pytest.approx(2 * 2 / (2 * 2 + 3))  # always "referenced"
     assert base["tag_acc"] == pytest.approx(2 / 4)
@@ -108,7 +116,40 @@ def test_position_rule_on_hand_counted_pairs(tokenizer, vocab):
     ex = formula_example(tokenizer, (1, 4), "tag")  # E2 =B2+C2: "total" at column 4
     out = nrp.targets(ex, nrp.NrpConfig(text_rate=0.0), ctx(vocab))
     # candidates 2019 (3 columns before, referenced), 2020 (2, referenced), 2021 (1, not)
-    wide = nrp.position_rule([out], window=3)  # says all three are referenced
+    wide = nrp_baselines.position_rule([out], window=3)  # says all three are referenced
     assert (wide["acc"], wide["f1"], wide["n"]) == (pytest.approx(2 / 3), pytest.approx(0.8), 3.0)
-    near = nrp.position_rule([out], window=1)  # says only 2021 is referenced: all three wrong
+    near = nrp_baselines.position_rule(
+        [out], window=1
+    )  # says only 2021 is referenced: all three wrong
     assert (near["acc"], near["f1"]) == (0.0, 0.0)
+
+
+def test_fitted_position_rule_learns_offsets_from_training_facts(tokenizer, vocab):
+    ex = formula_example(tokenizer, (1, 4), "tag")  # E2 =B2+C2
+    out = nrp.targets(ex, nrp.NrpConfig(text_rate=0.0), ctx(vocab))
+    # the training facts hold offsets 3 and 2 referenced, 1 not: the fitted rule says so
+    fitted = nrp_baselines.fitted_position_rule([ex], [out])
+    assert (fitted["acc"], fitted["f1"], fitted["n"]) == (1.0, 1.0, 3.0)
+    # no training pairs: every offset unseen, called not referenced (the one negative is right)
+    empty = nrp_baselines.fitted_position_rule([], [out])
+    assert (empty["acc"], empty["f1"]) == (pytest.approx(1 / 3), 0.0)
+    # clipped to offsets 1..1, the fitted rule's three offsets are one bucket with 2 votes to 1
+    clipped = nrp_baselines.fitted_position_rule([ex], [out], clip=(1, 1))
+    assert (clipped["acc"], clipped["f1"]) == (pytest.approx(2 / 3), pytest.approx(0.8))
+
+
+def test_offset_feature_reads_the_pair_offset(tokenizer, vocab):
+    cfg = nrp.NrpConfig(text_rate=0.0, offsets=2)
+    model = MultiObjectiveModel(tiny_encoder(), [nrp.OBJECTIVE], {"nrp": cfg})
+    examples = [model.build_targets(e, vocab, seeded(3), 256) for e in all_examples(tokenizer)[:4]]
+    batch = batch_of(examples, model)
+    head = model.heads["nrp"]
+    assert head.offset.weight.shape == (5, head.pair[0].in_features // 5)
+    states = model.encoder(batch)
+    before = head(states, batch)["pair"]
+    batch.targets["nrp"]["offset"] = batch.targets["nrp"]["offset"] + 1  # clamped to ±2 inside
+    assert not torch.allclose(head(states, batch)["pair"], before)
+    logs, _ = overfit(model, batch, steps=300, stop_below=0.05)
+    assert logs["f1/nrp"] == 1.0
+    with pytest.raises(ValueError, match="NrpConfig.offsets"):
+        nrp.NrpConfig(offsets=-1)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fortap.text.numbers import NAN_FEATURES as NAN
-from fortap.text.tokenizer import Tokenizer, TokenizerConfig, default_vocab_path
+from fortap.text.tokenizer import Tokenizer, TokenizerConfig, added_token_words, default_vocab_path
 
 
 def tokens(tokenizer: Tokenizer, text: str) -> list[tuple[str, tuple[int, int, int, int]]]:
@@ -53,6 +53,18 @@ def test_ordinary_tokens_keep_their_minilm_ids(tokenizer):
     assert tokenizer.id_of("the") == 1996
     assert tokenizer.id_of("%") == 1003
     assert tokenizer.token_of(105) == "[unused100]"  # untouched unused slots stay
+
+
+def test_every_added_token_is_named_by_ordinary_words(tokenizer):
+    words = added_token_words(tokenizer)
+    assert sorted(words) == [1, 2, 104, *range(110, 151)]
+    named = {tokenizer.token_of(k): [tokenizer.token_of(i) for i in v] for k, v in words.items()}
+    assert named["[SUM]"] == ["sum"] and named["[<>]"] == ["<", ">"]
+    assert named["[RANGE]"] == ["cell"] and named["[FORMULA]"] == ["formula"]
+    assert named["[VLOOKUP]"] == ["look", "##up"]
+    added = set(words)
+    for ids in words.values():  # words, never another added or unused slot
+        assert all(i not in added and not tokenizer.token_of(i).startswith("[") for i in ids)
 
 
 @pytest.mark.parametrize(

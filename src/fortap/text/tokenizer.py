@@ -187,6 +187,29 @@ class Tokenizer:
         return token_id, number_features(word)
 
 
+# Words naming the added tokens whose bracketed name is not already one (`added_token_words`).
+_NAMING_WORDS = {VAL_TOKEN: "number", EMP_TOKEN: "empty", FORMULA_TOKEN: "formula",
+                 "[RANGE]": "cell", "[C-STR]": "text", "[C-NUM]": "constant",
+                 "[C-BOOL]": "true false", "[UNKOP]": "function", "[VLOOKUP]": "lookup",
+                 "[EOMONTH]": "month end", "[LN]": "log", "[ISERROR]": "error",
+                 "[SQRT]": "root", "[EDATE]": "date", "[SUBTOTAL]": "total"}  # fmt: skip
+
+
+def added_token_words(tokenizer: Tokenizer) -> dict[int, list[int]]:
+    """Each added token's id -> the vocabulary ids of words naming it: `[SUM]` -> "sum",
+    `[<>]` -> "<", ">", `[VLOOKUP]` -> "look", "##up", `[RANGE]` -> "cell", ... Added
+    tokens sit in MiniLM's unused slots, whose embeddings are nearly equal (cosine ~0.8 between
+    `[SUM]` and `[/]`); `load_minilm` starts them from these words instead."""
+    added = {**_ADDED, **dict(zip(tokenizer.formula_ids, tokenizer.formula_vocab, strict=True))}
+    words = {}
+    for token_id, name in added.items():
+        text = _NAMING_WORDS.get(name, name.strip("[]").lower())
+        ids = [i for i, _ in tokenizer.encode_cell(text)]
+        if ids:
+            words[token_id] = ids
+    return words
+
+
 @cache
 def load_tokenizer(vocab_path: str | None = None) -> Tokenizer:
     """The default tokenizer, built once per process (vocabulary of the installed MiniLM)."""
