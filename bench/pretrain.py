@@ -38,9 +38,8 @@ the all-positive F1 and NCP against the dev-majority oracle, reported either way
 `acc_rule` / `f1_rule` rows compare with a rule that reads positions only (the three headers
 before the formula header are its references) and `acc_fit` with the majority label per
 offset learnt from the training pairs (what positions learnt from the training workbooks are
-worth on others), NCP's `acc_rule` with the training split's most
-frequent class per operand shape (cells, one row, one column, span): how much of each a
-positional shortcut solves.
+worth on others), NCP's `acc_rule` with the training split's most frequent class per operand
+shape (cells, one row, one column, span): how much of each a positional shortcut solves.
 """
 
 from __future__ import annotations
@@ -82,12 +81,12 @@ def baselines(examples: list, train_samples: list) -> dict[str, dict[str, float]
     """Majority-class baselines of the ForTaP objectives on the dev examples' targets. NCP's is
     the training split's most frequent class (a constant classifier fitted on train); the dev
     split's own most frequent class is kept beside it as `acc_oracle` (it has seen dev labels).
-    NRP also gets a rule that reads positions only (`nrp_baselines.position_rule`: the 3 headers before
-    the formula header are the referenced ones) as `acc_rule` / `f1_rule`, the same kind of rule
-    fitted on the training samples' header pairs (`nrp_baselines.fitted_position_rule`) as `acc_fit`,
-    and NCP one fitted on
-    the training groups (`ncp.position_rule`: the most frequent class per operand shape) as
-    `acc_rule`; reported, no target."""
+    NRP also gets a rule that reads positions only (`nrp_baselines.position_rule`: the 3
+    headers before the formula header are the referenced ones) as `acc_rule` / `f1_rule`, the
+    same kind of rule fitted on the training samples' header pairs
+    (`nrp_baselines.fitted_position_rule`) as `acc_fit`, and NCP one fitted on the training
+    groups (`ncp.position_rule`: the most frequent class per operand shape) as `acc_rule`;
+    reported, no target."""
     values = {
         name: [e.targets.get(name) for e in examples] for name in ("nrp", "ncp", "formula_mlm")
     }

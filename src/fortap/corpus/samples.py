@@ -106,10 +106,11 @@ def formula_sample(
     return example
 
 
-def all_ncp_groups(facts) -> list:
-    """Every NCP group stored in formula facts: the formula's own (`ncp`), then the table's
-    other formulas' (`ncp_neighbours`; absent in corpora built before it existed)."""
-    return [*facts.get("ncp", ()), *facts.get("ncp_neighbours", ())]
+def all_ncp_groups(facts, own: bool = True) -> list:
+    """The NCP groups stored in formula facts: the formula's own (`ncp`, unless `own` is
+    False), then the table's other formulas' (`ncp_neighbours`; absent in corpora built before
+    it existed)."""
+    return [*(facts.get("ncp", ()) if own else ()), *facts.get("ncp_neighbours", ())]
 
 
 def formula_targets(

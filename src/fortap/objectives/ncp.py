@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.corpus.samples import FORMULA_KEY
+from fortap.corpus.samples import FORMULA_KEY, all_ncp_groups
 from fortap.encoding.example import Batch, Example
 from fortap.formula.targets import NCP_CLASSES
 from fortap.model.output import EncoderOutput
@@ -59,8 +59,7 @@ def operand_groups(facts: dict | None, cfg: NcpConfig) -> list:
     `skip_formula_tokens`), then those of the table's other formulas (`ncp_neighbours`)."""
     if not facts:
         return []
-    own = [] if cfg.skip_formula_tokens and facts["mode"] == "tokens" else facts["ncp"]
-    return [*own, *facts.get("ncp_neighbours", ())]
+    return all_ncp_groups(facts, own=not (cfg.skip_formula_tokens and facts["mode"] == "tokens"))
 
 
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:

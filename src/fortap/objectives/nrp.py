@@ -164,7 +164,8 @@ class NumericalReferenceHead(nn.Module):
     def __init__(self, encoder: nn.Module, cfg: NrpConfig | None = None) -> None:
         super().__init__()
         D = hidden_size(encoder)
-        self.offsets = (cfg or NrpConfig()).offsets
+        cfg = cfg or NrpConfig()
+        self.offsets = cfg.offsets
         if self.offsets:
             self.offset = nn.Embedding(2 * self.offsets + 1, D)  # -offsets..offsets
         width = 5 * D if self.offsets else 4 * D
@@ -175,7 +176,7 @@ class NumericalReferenceHead(nn.Module):
                 nn.init.normal_(module.weight, std=0.02)
             if isinstance(module, nn.Linear):
                 nn.init.zeros_(module.bias)
-        self.tag_weights = (cfg or NrpConfig()).other_weight
+        self.tag_weights = cfg.other_weight
 
     def forward(self, output: EncoderOutput, batch: Batch) -> dict[str, torch.Tensor]:
         target = batch.targets[NAME]

@@ -58,14 +58,15 @@ def fitted_position_rule(
 
 
 def _score_offsets(examples: list[Example], says) -> dict[str, float]:
-    """Pair accuracy and F1 of `says(offset) -> referenced?` on the examples' built targets."""
+    """Pair accuracy and F1 of `says(offset) -> referenced?` on the examples' built targets
+    (each pair's offset as `targets` recorded it)."""
     tp = fp = fn = right = 0
     for example in examples:
         target = example.targets.get(NAME)
         if not target or not target["candidates"]:
             continue
-        for cand, label in zip(target["candidates"], target["labels"], strict=True):
-            said, label = says(pair_offset(example, target["query"], cand)), bool(label)
+        for gap, label in zip(target["offsets"], target["labels"], strict=True):
+            said, label = says(gap), bool(label)
             right += said == label
             tp += said and label
             fp += said and not label
