@@ -16,8 +16,9 @@ seconds exclude them, each counted as long as step 0's). `--minutes` bounds the 
 step-0 evaluation and a calibration on a copy of the model (the loop's throughput over 4
 updates after 2 untimed ones) are timed, the rest (minus one more evaluation) is the training
 budget, the schedule's length is set from the calibrated update time (plus 25 %, as a busy
-calibration once cut a run to half its budget), and `training.max_minutes` stops the loop at
-the budget in any case.
+calibration once cut a run to half its budget), `training.max_minutes` stops the loop at the
+budget in any case, and `training.pace_by_clock` moves the schedule on with the clock, so the
+learning rate has decayed to 0 when the budget is spent however the calibration erred.
 
 Per objective the table shows the dev metric at the start and at the end, the majority-class
 baseline measured on the same dev targets (`baseline()` of each objective: NRP = pair accuracy
@@ -60,7 +61,8 @@ from fortap.config import load_config  # noqa: E402
 from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
 from fortap.objectives import formula_mlm, ncp, nrp_baselines  # noqa: E402
 from fortap.pretrain import setup_corpus  # noqa: E402
-from fortap.training.loop import evaluate, train  # noqa: E402
+from fortap.training.logs import evaluate  # noqa: E402
+from fortap.training.loop import train  # noqa: E402
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
 MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute
@@ -243,12 +245,13 @@ def main() -> None:
     if budget < 3 * s_per_update:
         raise SystemExit(f"--minutes {args.minutes} leaves {budget:.0f}s to train: too little")
     # Plan 25 % more updates than the calibration predicts: on a shared machine a busy
-    # calibration would otherwise end the schedule early; `max_minutes` stops it on time.
+    # calibration would otherwise end the schedule early; `max_minutes` stops it on time and
+    # `pace_by_clock` has the schedule end there.
     # Evaluations inside the loop (`--eval-every`) take their time out of the schedule's.
     evals = budget / (args.eval_every * s_per_update + eval_s) if args.eval_every else 0
     steps = int(1.25 * (budget - int(evals) * eval_s) / s_per_update)
     training = dataclasses.replace(
-        cfg.training, steps=steps, max_minutes=budget / 60, log_every=20,
+        cfg.training, steps=steps, max_minutes=budget / 60, pace_by_clock=True, log_every=20,
         eval_every=args.eval_every,
     )  # fmt: skip
     print(f"budget {budget:.0f}s -> {steps} updates at {s_per_update:.2f}s/update")

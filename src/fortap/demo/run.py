@@ -21,7 +21,8 @@ from rich.table import Table as RichTable
 
 from fortap.demo.formula_steps import step_corpus, step_finetune, step_pretrain, step_suggest
 from fortap.demo.samples import SamplesConfig, write_samples
-from fortap.ingest import IngestReport, run_ingest
+from fortap.ingest import run_ingest
+from fortap.ingest_report import IngestReport
 
 CAPTION = (
     "headers: top header rows, left header columns; depth: top/left header tree levels; "

@@ -2,13 +2,14 @@
 
 The loop knows three things: a module whose `forward(batch)` returns `(loss, logs)`, a
 `BatchSource` that hands out batches and can save and restore its position, and the configs.
-Logs are a flat dict of floats (`loss/mlm`, `acc/mlm`, `n/mlm`, ...); accuracies are averaged
-weighted by their `n/` counts.
+Logs are a flat dict of floats (`loss/mlm`, `acc/mlm`, `n/mlm`, ...), averaged by
+`fortap.training.logs.mean_logs`.
 Each update accumulates `grad_accum` micro-batches, clips the global gradient norm, sets the
 learning rate from the schedule and steps AdamW. Every `log_every` updates it appends the mean
 logs to `metrics.jsonl`; every `eval_every` updates it evaluates on fixed batches; every
 `save_every` updates (and at the end) it writes a checkpoint from which a killed run resumes on
-the same trajectory (model, optimizer, RNG states, data position).
+the same trajectory (model, optimizer, RNG states, data position). `max_minutes` stops a run
+on time; with `pace_by_clock` the schedule also keeps up with the clock (`schedule_step`).
 
 bf16 autocast is used only where the CPU has AMX tiles ("auto"), or when asked ("on").
 Under torchrun (`dist`, see `fortap.training.distributed`) the module is wrapped in DDP, the
@@ -20,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -33,6 +33,7 @@ from torch import nn
 from fortap.encoding.example import Batch
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from fortap.training.distributed import Dist, barrier, gather, no_sync, wrap
+from fortap.training.logs import Meter, evaluate
 from fortap.training.optim import OptimConfig, build_optimizer, lr_at, set_lr
 
 METRICS_FILE = "metrics.jsonl"
@@ -51,6 +52,7 @@ class TrainConfig:
     bf16: Literal["auto", "on", "off"] = "auto"  # autocast to bf16 ("auto": only with AMX)
     progress: bool = True  # show a rich progress bar
     max_minutes: float = 0.0  # stop (with a checkpoint) after this wall-clock time; 0 = no limit
+    pace_by_clock: bool = False  # with max_minutes: the schedule keeps up with the clock
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "grad_accum", "log_every"):
@@ -121,7 +123,7 @@ def train(
     net = wrap(model, dist)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16) if use_bf16(cfg.bf16) else nullcontext()
     end = min(cfg.steps, stop_at) if stop_at is not None else cfg.steps
-    meter = _Meter(dist.world)
+    meter = Meter(dist.world)
     started = time.perf_counter()
 
     def checkpoint() -> None:
@@ -147,11 +149,14 @@ def train(
                 metrics.write(json.dumps(entry) + "\n")
                 metrics.flush()
 
+        elapsed = 0.0
         while result.step < end:
-            _update(net, data, optimizer, cfg, optim_cfg, result.step, autocast, meter)
+            at = schedule_step(result.step, elapsed, cfg)
+            _update(net, data, optimizer, cfg, optim_cfg, at, autocast, meter)
             result.step += 1
             advance(result.step, meter.window["loss"][-1])
-            out_of_time = _out_of_time(started, cfg.max_minutes, dist)
+            elapsed = _elapsed(started, dist) if cfg.max_minutes > 0 else 0.0
+            out_of_time = cfg.max_minutes > 0 and elapsed >= 60 * cfg.max_minutes
             last = result.step == end or out_of_time
             if result.step % cfg.log_every == 0 or last:
                 log({"step": result.step, **meter.flush()})
@@ -165,8 +170,20 @@ def train(
     return result
 
 
+def schedule_step(step: int, elapsed: float, cfg: TrainConfig) -> int:
+    """Where update `step` sits in the learning-rate schedule: `step` itself, or with
+    `pace_by_clock` (and `max_minutes`) the step the elapsed share of the time limit stands for
+    when that is further on, so the rate has decayed to 0 when the time is up however the
+    speed was guessed when `steps` was set. Not resumable step for step: the clock restarts
+    with a resumed run, as its time limit does."""
+    if not (cfg.pace_by_clock and cfg.max_minutes > 0):
+        return step
+    return max(step, min(cfg.steps - 1, int(cfg.steps * elapsed / (60 * cfg.max_minutes))))
+
+
 def _update(net, data, optimizer, cfg, optim_cfg, step, autocast, meter) -> None:
-    """One optimizer update: `grad_accum` micro-batches (DDP syncs only the last), clip, step."""
+    """One optimizer update at schedule step `step`: `grad_accum` micro-batches (DDP syncs only
+    the last), clip, step."""
     net.train()
     optimizer.zero_grad(set_to_none=True)
     for i in range(cfg.grad_accum):
@@ -185,79 +202,13 @@ def _update(net, data, optimizer, cfg, optim_cfg, step, autocast, meter) -> None
     meter.lr = lr
 
 
-def _out_of_time(started: float, minutes: float, dist: Dist) -> bool:
-    """Past the wall-clock limit? Rank 0's clock decides for everyone, so all stop together."""
-    if minutes <= 0:
-        return False
-    flag = torch.tensor([float(time.perf_counter() - started >= 60 * minutes)])
+def _elapsed(started: float, dist: Dist) -> float:
+    """Seconds since `started` on rank 0's clock (it decides for every rank, so all stop and
+    schedule together)."""
+    seconds = torch.tensor([time.perf_counter() - started], dtype=torch.float64)
     if dist.enabled:
-        torch.distributed.broadcast(flag, src=0)
-    return bool(flag.item())
-
-
-class _Meter:
-    """Train logs of the updates since the last flush, with throughput over all ranks."""
-
-    def __init__(self, world: int) -> None:
-        self.world, self.lr = world, 0.0
-        self.window: dict[str, list[float]] = defaultdict(list)
-        self.tokens, self.samples, self.clock = 0, 0, time.perf_counter()
-
-    def add(self, logs: dict[str, float], batch: Batch) -> None:
-        for key, value in logs.items():
-            self.window[key].append(value)
-        self.tokens += int(batch.token_mask.sum())
-        self.samples += int(batch.token_mask.shape[0])
-
-    def flush(self) -> dict[str, float]:
-        elapsed = max(time.perf_counter() - self.clock, 1e-9)
-        entry = {"lr": self.lr, **_means(self.window)}
-        entry["tokens_per_s"] = self.world * self.tokens / elapsed
-        entry["samples_per_s"] = self.world * self.samples / elapsed
-        self.window.clear()
-        self.tokens, self.samples, self.clock = 0, 0, time.perf_counter()
-        return entry
-
-
-@torch.no_grad()
-def evaluate(model: nn.Module, batches: Sequence[Batch], autocast=None) -> dict[str, float]:
-    """Mean logs of `model` over `batches` in eval mode, keys prefixed with `eval/`."""
-    was_training = model.training
-    model.eval()
-    window: dict[str, list[float]] = defaultdict(list)
-    for batch in batches:
-        with autocast or nullcontext():
-            _, logs = model(batch)
-        for key, value in logs.items():
-            window[key].append(value)
-    model.train(was_training)
-    return {f"eval/{k}": v for k, v in _means(window).items()}
-
-
-COUNTS = {"acc": "n", "acc_op": "n_op", "acc_ref": "n_ref", "tag_acc": "n_tags"}  # rate -> count
-SUMMED = ("n", "n_op", "n_ref", "n_tags", "tp", "fp", "fn")  # logged counts, summed
-
-
-def _means(window: dict[str, list[float]]) -> dict[str, float]:
-    """Mean of each logged value; accuracies weighted by their counts (`acc/X` by `n/X`, ...),
-    counts summed, and F1 recomputed from the summed `tp/X`, `fp/X`, `fn/X`."""
-    out = {}
-    for key, values in window.items():
-        kind, _, name = key.partition("/")
-        if kind in SUMMED:
-            out[key] = float(sum(values))
-            continue
-        counts = window.get(f"{COUNTS[kind]}/{name}") if kind in COUNTS and name else None
-        if counts and len(counts) == len(values) and sum(counts) > 0:
-            out[key] = sum(v * n for v, n in zip(values, counts, strict=True)) / sum(counts)
-        else:
-            out[key] = sum(values) / len(values)
-    for key in list(out):
-        kind, _, name = key.partition("/")
-        if kind == "f1" and all(f"{c}/{name}" in out for c in ("tp", "fp", "fn")):
-            tp, fp, fn = (out[f"{c}/{name}"] for c in ("tp", "fp", "fn"))
-            out[key] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    return out
+        torch.distributed.broadcast(seconds, src=0)
+    return float(seconds.item())
 
 
 def _clip(model: nn.Module, max_norm: float) -> float:
