@@ -5,7 +5,8 @@
 The `small` preset (MiniLM size: 6 layers, hidden 384) initialised from MiniLM (`--init minilm`)
 trains with every objective — TUTA's three (MLM at the paper's weight 0.3, cell cloze, table
 context) plus NRP and NCP at weight 4 and formula MLM at 1 (`FORTAP_RECIPE`) — on the corpus
-train split's formula samples (all samples for a TUTA-only `--objectives`). A fixed
+train split's formula samples (all samples for a TUTA-only `--objectives`; formula samples
+carry no table context, as ForTaP's inputs do not, so table context has no targets here). A fixed
 subset of the dev split is evaluated at step 0 and at the end: at most `--eval-per-book`
 samples of each workbook (default 32; the dev split's two largest workbooks would otherwise
 hold 64 % of its NRP pairs and half of its NCP groups), then at most `--eval-samples`
@@ -111,6 +112,19 @@ def baselines(examples: list, train_samples: list) -> dict[str, dict[str, float]
         },
         "formula_mlm": formula_mlm.baseline(values["formula_mlm"], cells),
     }
+
+
+def run_config(objectives: str, eval_samples: int, eval_per_book: int, extra: list[str]):
+    """The run's config: the `small` preset with the recipe (`FORTAP_RECIPE` when a ForTaP
+    objective is on), the dev subset's size and the `--set` overrides `extra`."""
+    fortap = bool(set(objectives.split(",")) & {"nrp", "ncp", "formula_mlm"})
+    overrides = [
+        "objectives.use=" + objectives, "objectives.mlm.weight=0.3",
+        *(FORTAP_RECIPE if fortap else ()),
+        "training.progress=false", "training.eval_every=0", "training.save_every=0",
+        f"data.eval_samples={eval_samples}", f"data.eval_per_book={eval_per_book}", *extra,
+    ]  # fmt: skip
+    return load_config("small", overrides)
 
 
 def calibrate(setup, cfg) -> float:
@@ -223,15 +237,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     began = time.perf_counter()
-    fortap = bool(set(args.objectives.split(",")) & {"nrp", "ncp", "formula_mlm"})
-    overrides = [
-        "objectives.use=" + args.objectives, "objectives.mlm.weight=0.3",
-        *(FORTAP_RECIPE if fortap else ()),
-        "training.progress=false", "training.eval_every=0", "training.save_every=0",
-        f"data.eval_samples={args.eval_samples}", f"data.eval_per_book={args.eval_per_book}",
-        *args.set,
-    ]  # fmt: skip
-    cfg = load_config("small", overrides)
+    cfg = run_config(args.objectives, args.eval_samples, args.eval_per_book, args.set)
     setup = setup_corpus(cfg, args.corpus, "minilm")
     print(setup.init_note)
     print(f"setup {time.perf_counter() - began:.0f}s; {len(setup.eval_examples)} dev examples")

@@ -137,3 +137,28 @@ def test_train_per_book_caps_the_training_samples_of_each_workbook():
     assert per_book(samples, 0, random.Random(0)) == list(range(11))
     with pytest.raises(ValueError, match="train_per_book"):
         DataConfig(train_per_book=-1)
+
+
+def test_corpus_table_samples_give_table_context_choices(data_dir, tmp_path):
+    """Table samples keep their context snippets, so table-context retrieval has true choices
+    and distractors (from the train split's snippets) on a corpus too."""
+    import json as _json
+
+    from fortap.config import load_config
+    from fortap.corpus.build import run_build_corpus
+    from fortap.corpus.split import book_key
+    from fortap.pretrain import setup_corpus
+
+    files = sorted((data_dir / "hitab" / "tables" / "raw").glob("*.json"))[:8]
+    split = {book_key(str(f)): "dev" if i < 2 else "train" for i, f in enumerate(files)}
+    (tmp_path / "s.json").write_text(_json.dumps(split))
+    for f in files:
+        (tmp_path / "raw").mkdir(exist_ok=True)
+        (tmp_path / "raw" / f.name).symlink_to(f)
+    run_build_corpus([tmp_path / "raw"], tmp_path / "c", progress=False,
+                     split_overrides=tmp_path / "s.json")  # fmt: skip
+    cfg = load_config("tiny", ["data.max_tokens=256", "training.batch_size=2"])
+    setup = setup_corpus(cfg, tmp_path / "c")
+    assert setup.stream.make.negatives  # the train samples' snippets
+    labels = [label for e in setup.eval_examples for label in e.targets["table_context"]["labels"]]
+    assert 1 in labels and 0 in labels

@@ -31,7 +31,13 @@ from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.objectives.multitask import MultiObjectiveModel
-from fortap.objectives.table_context import SNIPPETS, TableContextConfig, snippets, split_context
+from fortap.objectives.snippets import (
+    CONTEXT_LEAD,
+    SNIPPETS,
+    TableContextConfig,
+    snippets,
+    split_context,
+)
 from fortap.objectives.vocab import Vocab
 from fortap.table.model import Table
 from fortap.training.distributed import Dist, barrier, init_from_env, shutdown
@@ -197,9 +203,19 @@ class CorpusExamples:
     cfg: RunConfig
     vocab: Vocab
     model: MultiObjectiveModel
+    negatives: Sequence[str] = ()  # table-context distractors (`sample_context_pool`)
 
     def __call__(self, example: Example, rng: random.Random) -> Example | None:
-        return self.model.build_targets(example, self.vocab, rng, self.cfg.data.max_tokens)
+        return self.model.build_targets(
+            example, self.vocab, rng, self.cfg.data.max_tokens, self.negatives
+        )
+
+
+def sample_context_pool(samples: Iterable[Example]) -> list[str]:
+    """Every context snippet of corpus table samples (the lead and the others): the distractors
+    of table-context retrieval. Formula samples carry no context."""
+    found = {s for x in samples for s in (x.meta.get(CONTEXT_LEAD), *x.meta.get(SNIPPETS, ()))}
+    return sorted(s for s in found if s)
 
 
 def per_book(samples: list[Example], cap: int, rng: random.Random) -> list[int]:
@@ -250,7 +266,7 @@ def setup_corpus(
     dev = dev_subset(list(read_corpus(corpus, "dev")), cfg.data, seed + 1)
     vocab = Vocab.from_tokenizer(load_tokenizer())
     model, init_note = build_model(cfg, init)
-    make = CorpusExamples(cfg, vocab, model)
+    make = CorpusExamples(cfg, vocab, model, sample_context_pool(train_samples))
     collators = model.target_collators()
     batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
     size = cfg.training.batch_size

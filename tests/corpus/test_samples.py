@@ -113,3 +113,23 @@ def test_table_sample_has_no_formula_facts(tokenizer):
     assert FORMULA_KEY not in ex.targets
     assert len(ex.cell_coords) == 20
     assert ex.meta["input_modes"][0] == [1, 4, "value"]
+
+
+def test_table_sample_cuts_its_context_into_a_lead_and_choices(tokenizer):
+    """As table-context retrieval cuts it: one snippet after [CLS], the rest kept as choices."""
+    from dataclasses import replace
+
+    from fortap.objectives.snippets import CONTEXT_LEAD, SNIPPETS, TableContextConfig, snippets
+
+    title = " ".join(["regional sales of the three years"] * 3)  # 18 words: 2 snippets
+    table = replace(sales_table(), context=(title,))
+    ex = table_sample(table, tokenizer, SerializeConfig(), sample_rng(0, "s", "S", (-1, -1)))
+    lead, rest = ex.meta[CONTEXT_LEAD], ex.meta[SNIPPETS]
+    assert sorted([lead, *rest]) == sorted(snippets(table.context, TableContextConfig()))
+    assert lead and len(rest) == 1
+    lead_ids = [t[0] for t in tokenizer.encode_cell(lead)]
+    assert list(ex.token_ids[1 : 1 + len(lead_ids)]) == lead_ids  # right after [CLS]
+    bare = table_sample(
+        sales_table(), tokenizer, SerializeConfig(), sample_rng(0, "s", "S", (-1, -1))
+    )
+    assert bare.meta[CONTEXT_LEAD] == "" and bare.meta[SNIPPETS] == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from fortap.encoding.serialize import serialize
+from fortap.objectives import snippets as sn
 from fortap.objectives import table_context as tc
 from fortap.objectives.base import TargetContext
 from fortap.objectives.edits import cell_spans
@@ -18,21 +19,21 @@ NEGATIVES = ("apples and pears per orchard", "rainfall by month", "hospital beds
 def test_snippets_cut_words_from_the_first_fields():
     cfg = tc.TableContextConfig(fields=2, snippet_words=3)
     context = ("a b c d e", "f g", "ignored third field")
-    assert tc.snippets(context, cfg) == ["a b c", "d e", "f g"]
+    assert sn.snippets(context, cfg) == ["a b c", "d e", "f g"]
 
 
 def test_split_context_keeps_one_lead_and_the_rest():
     cfg = tc.TableContextConfig(snippet_words=2)
-    lead, rest = tc.split_context(("a b c d e f",), cfg, random.Random(0))
+    lead, rest = sn.split_context(("a b c d e f",), cfg, random.Random(0))
     assert sorted([lead, *rest]) == ["a b", "c d", "e f"]
-    assert tc.split_context((), cfg, random.Random(0)) == ("", [])
+    assert sn.split_context((), cfg, random.Random(0)) == ("", [])
 
 
 def test_a_lone_snippet_is_sometimes_the_choice():
     cfg = tc.TableContextConfig()
     outcomes = set()
     for seed in range(20):
-        lead, rest = tc.split_context(("short title",), cfg, random.Random(seed))
+        lead, rest = sn.split_context(("short title",), cfg, random.Random(seed))
         outcomes.add((lead, tuple(rest)))
     assert outcomes == {("short title", ()), ("", ("short title",))}
 

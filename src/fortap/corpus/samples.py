@@ -39,6 +39,12 @@ from fortap.encoding.piece import RC
 from fortap.encoding.selection import chunk_rows, select_cells
 from fortap.encoding.serialize import SerializeConfig, serialize
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
+from fortap.objectives.snippets import (
+    CONTEXT_LEAD,
+    SNIPPETS,
+    TableContextConfig,
+    split_context,
+)
 from fortap.sheet.model import a1
 from fortap.table.model import Table
 from fortap.text.tokenizer import Tokenizer
@@ -173,12 +179,16 @@ def formula_targets(
 def table_sample(
     table: Table, tokenizer: Tokenizer, serialize_cfg: SerializeConfig, rng: random.Random
 ) -> Example | None:
-    """One window of rows under the table's headers, formulas shown as values; no facts."""
-    context = table.context[0] if table.context else None
+    """One window of rows under the table's headers, formulas shown as values; no facts. The
+    table's context is cut into snippets as table-context retrieval cuts it (its default
+    `TableContextConfig`): one is shown after [CLS] (`meta[CONTEXT_LEAD]`), the others are the
+    choices to find (`meta[SNIPPETS]`)."""
+    lead, rest = split_context(table.context, TableContextConfig(), rng)
     cfg = replace(serialize_cfg, formula_mode="value")
     try:
-        windows = chunk_rows(table, tokenizer, cfg, context=context)
-        example = serialize(table, tokenizer, cfg, context=context, cells=rng.choice(windows))
+        windows = chunk_rows(table, tokenizer, cfg, context=lead)
+        example = serialize(table, tokenizer, cfg, context=lead, cells=rng.choice(windows))
     except ValueError:
         return None
+    example.meta[CONTEXT_LEAD], example.meta[SNIPPETS] = lead, rest
     return example if example.cell_coords else None
