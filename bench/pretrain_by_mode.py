@@ -56,6 +56,12 @@ def by_mode(setup) -> list[dict]:
     """Rows (objective, group, acc, n, positive_rate) over the setup's dev batches."""
     model = setup.model.eval()
     tally = defaultdict(lambda: [0, 0, 0])  # (objective, group) -> right, n, answered positive
+
+    def count(name: str, groups: list[str], answer: int, label: int) -> None:
+        for group in groups:
+            t = tally[name, group]
+            t[0], t[1], t[2] = t[0] + (answer == label), t[1] + 1, t[2] + (answer > 0)
+
     done = 0
     for batch in setup.eval_batches:
         examples = setup.eval_examples[done : done + batch.token_ids.shape[0]]
@@ -66,17 +72,14 @@ def by_mode(setup) -> list[dict]:
         for j, answer in enumerate(answers.tolist()):
             example = examples[int(target["batch_index"][j])]
             label = int(target["labels"][j])
-            for group in nrp_groups(example, label, int(target["candidate"][j])):
-                t = tally["nrp", group]
-                t[0], t[1], t[2] = t[0] + (answer == label), t[1] + 1, t[2] + answer
+            count("nrp", nrp_groups(example, label, int(target["candidate"][j])), answer, label)
         target = batch.targets["ncp"]
         if target["labels"].numel():
             answers = model.heads["ncp"](out, batch).argmax(-1)  # (G,)
             for j, answer in enumerate(answers.tolist()):
                 example = examples[int(target["batch_index"][j])]
-                for group in ("all", example.targets[FORMULA_KEY]["mode"]):
-                    t = tally["ncp", group]
-                    t[0], t[1] = t[0] + (answer == int(target["labels"][j])), t[1] + 1
+                groups = ["all", example.targets[FORMULA_KEY]["mode"]]
+                count("ncp", groups, answer, int(target["labels"][j]))
     return [
         {"objective": name, "group": group, "acc": right / n, "n": n,
          "positive_rate": positive / n if name == "nrp" else None}

@@ -43,6 +43,7 @@ def fitted_position_rule(
     training workbooks carry to others."""
     votes: dict[int, list[float]] = {}  # offset -> [weight of negatives, of positives]
     low, high = clip
+    clipped = lambda gap: min(high, max(low, gap))  # noqa: E731
     for x in train:
         facts = x.targets.get(FORMULA_KEY)
         if not facts or not facts["formula_header"] or not facts["positives"]:
@@ -51,10 +52,10 @@ def fitted_position_rule(
         keep = min(1.0, NrpConfig.negative_ratio * len(pos) / len(neg)) if neg else 0.0
         for cells, label, weight in ((pos, 1, 1.0), (neg, 0, keep)):
             for cell in cells:
-                gap = min(high, max(low, pair_offset(x, facts["formula_header"], cell)))
+                gap = clipped(pair_offset(x, facts["formula_header"], cell))
                 votes.setdefault(gap, [0.0, 0.0])[label] += weight
     said = {gap: v[1] > v[0] for gap, v in votes.items()}
-    return _score_offsets(examples, lambda gap: said.get(min(high, max(low, gap)), False))
+    return _score_offsets(examples, lambda gap: said.get(clipped(gap), False))
 
 
 def _score_offsets(examples: list[Example], says) -> dict[str, float]:
