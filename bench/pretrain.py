@@ -21,6 +21,13 @@ calibration once cut a run to half its budget), `training.max_minutes` stops the
 budget in any case, and `training.pace_by_clock` moves the schedule on with the clock, so the
 learning rate has decayed to 0 when the budget is spent however the calibration erred.
 
+The end evaluation goes workbook by workbook (`evaluate_by_book`), and a second table gives,
+for the gaps that decide the targets, a 95 % interval from resampling the dev workbooks with
+replacement, with the number of workbooks that carry the targets and how many equally sized
+ones they amount to (`bench/pretrain_gaps.py`): the dev split's NRP pairs come from a few
+dozen workbooks, so a gap of 0.05 may lie inside the interval. NRP's hand position rule is
+given against the majority class the same way, as a measure of how wide the bar is.
+
 Per objective the table shows the dev metric at the start and at the end, the majority-class
 baseline measured on the same dev targets (`baseline()` of each objective: NRP = pair accuracy
 of the majority class (negative; its F1 is 0), with the F1 of calling every pair positive beside
@@ -60,10 +67,12 @@ from pathlib import Path  # noqa: E402
 
 from fortap.config import load_config  # noqa: E402
 from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
+from fortap.encoding.collate import collate  # noqa: E402
+from fortap.evaluation.by_workbook import evaluate_by_book  # noqa: E402
 from fortap.objectives import formula_mlm, ncp, nrp_baselines  # noqa: E402
 from fortap.pretrain import setup_corpus  # noqa: E402
-from fortap.training.logs import evaluate  # noqa: E402
 from fortap.training.loop import train  # noqa: E402
+from pretrain_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
 MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute
@@ -242,8 +251,13 @@ def main() -> None:
     print(setup.init_note)
     print(f"setup {time.perf_counter() - began:.0f}s; {len(setup.eval_examples)} dev examples")
     base = baselines(setup.eval_examples, setup.stream.items)
+    collators = setup.model.target_collators()
+    batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
+    by_book = lambda: evaluate_by_book(  # noqa: E731
+        setup.model, setup.eval_examples, batch_of, cfg.training.batch_size
+    )
     tick = time.perf_counter()
-    start = evaluate(setup.model, setup.eval_batches)
+    start, _ = by_book()
     eval_s = time.perf_counter() - tick
     print(f"step-0 evaluation {eval_s:.0f}s")
     s_per_update = calibrate(setup, cfg)
@@ -270,11 +284,8 @@ def main() -> None:
         if args.out:
             setup.model.encoder.save_pretrained(out / "encoder")  # for formula prediction
     evaluated = [e for e in result.history if any(k.startswith("eval/") for k in e)]
-    if evaluated and evaluated[-1]["step"] == result.step:  # the loop evaluated the last update
-        end = evaluated[-1]
-        train_s -= eval_s * len(evaluated)  # (an estimate: each evaluation as long as step 0's)
-    else:
-        end = evaluate(setup.model, setup.eval_batches)
+    train_s -= eval_s * len(evaluated)  # (an estimate: each evaluation as long as step 0's)
+    end, end_books = by_book()  # by workbook, for the intervals (the loop's last one is not)
     logged = [e for e in result.history if "tokens_per_s" in e]
     per_update = cfg.training.batch_size * cfg.training.grad_accum
     info = {
@@ -285,6 +296,7 @@ def main() -> None:
         "total_s": time.perf_counter() - began, "margin": MARGIN,
     }  # fmt: skip
     rows = metric_rows(start, end, base)
+    gaps = gap_rows(end_books, baseline_tallies(setup.eval_examples, base))
     goals = []
     for name, metric, label in GOALS:
         if name not in args.objectives.split(","):
@@ -294,11 +306,13 @@ def main() -> None:
         goals.append({"name": f"{label} >= baseline + {MARGIN}", "value": value,
                       "target": b + MARGIN, "baseline": b, "met": met})  # fmt: skip
     print_report(rows, goals, info)
-    if len(evaluated) > 1:
+    print_gaps(gaps)
+    if evaluated:
         print_trajectory([{"step": 0, **start}, *evaluated])
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        data = {"results": rows, "targets": goals, "run": info, "history": result.history}
+        data = {"results": rows, "targets": goals, "gaps": gaps, "run": info,
+                "history": result.history}  # fmt: skip
         args.json.write_text(json.dumps(data, indent=2))
 
 

@@ -77,3 +77,11 @@ def test_baseline():
     assert base["acc_op"] == pytest.approx(2 / 4)
     assert base["acc_ref"] == pytest.approx((2 / 10 + 1 / 5) / 3)
     assert base["acc"] == pytest.approx((2 + 2 / 10 + 1 / 5) / 7)
+
+
+def test_baseline_with_a_fixed_operator():
+    values = [{"op_labels": [20, 20, 8], "ref_cells": []}, {"op_labels": [8, 8], "ref_cells": []}]
+    assert formula_mlm.baseline(values)["majority_op"] == 8.0
+    fixed = formula_mlm.baseline(values, majority=20)
+    assert fixed["acc_op"] == pytest.approx(2 / 5) and fixed["majority_op"] == 20.0
+    assert formula_mlm.baseline(values, majority=3)["acc_op"] == 0.0

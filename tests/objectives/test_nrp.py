@@ -105,6 +105,8 @@ def test_baseline_from_targets():
     assert base["acc"] == pytest.approx(3 / 5)  # always "not referenced"
     assert base["f1"] == pytest.approx(2 * 2 / (2 * 2 + 3))  # always "referenced"
     assert base["tag_acc"] == pytest.approx(2 / 4)
+    assert base["majority_label"] == 0.0
+    assert nrp_baselines.baseline([{"labels": [1, 1, 0], "tags": None}])["majority_label"] == 1.0
 
 
 def test_config_rejects_nonsense():

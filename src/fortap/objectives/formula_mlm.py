@@ -151,13 +151,18 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
             "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n_ref": float(n_ref)}  # fmt: skip
 
 
-def baseline(values: list[dict | None], cells: list[int] | None = None) -> dict[str, float]:
-    """Trivial predictors on built targets: operators by their most frequent label; references
-    by a uniform guess among the example's cells (`cells[i]` = cells of example i), whose
-    expected accuracy is 1/cells, or 0 when `cells` is not given."""
+def baseline(
+    values: list[dict | None], cells: list[int] | None = None, majority: int | None = None
+) -> dict[str, float]:
+    """Trivial predictors on built targets: operators by one label, `majority` or by default
+    these targets' most frequent one (`majority_op`); references by a uniform guess among the
+    example's cells (`cells[i]` = cells of example i), whose expected accuracy is 1/cells, or 0
+    when `cells` is not given."""
     labels = Counter(y for v in values if v for y in v["op_labels"])
     n_op = sum(labels.values())
-    op_hits = labels.most_common(1)[0][1] if labels else 0
+    if majority is None:
+        majority = labels.most_common(1)[0][0] if labels else -1
+    op_hits = labels[majority]
     n_ref = sum(len(v["ref_cells"]) for v in values if v)
     ref_hits = 0.0
     if cells is not None:
@@ -166,7 +171,8 @@ def baseline(values: list[dict | None], cells: list[int] | None = None) -> dict[
         )
     n = n_op + n_ref
     return {"acc": (op_hits + ref_hits) / n if n else 0.0, "acc_op": op_hits / n_op if n_op else 0.0,
-            "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n": float(n)}  # fmt: skip
+            "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n": float(n),
+            "majority_op": float(majority)}  # fmt: skip
 
 
 OBJECTIVE = Objective(

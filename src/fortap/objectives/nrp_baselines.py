@@ -11,7 +11,8 @@ from fortap.objectives.nrp import NAME, NrpConfig, f1, pair_offset
 
 def baseline(values: list[dict | None]) -> dict[str, float]:
     """Trivial predictors on built targets (`targets[NAME]` of dev examples): the majority
-    class's pair accuracy, the F1 of calling every pair positive, and the tag majority accuracy."""
+    class's pair accuracy (`majority_label`: 1 when positives lead), the F1 of calling every
+    pair positive, and the tag majority accuracy."""
     labels = [y for v in values if v for y in v["labels"]]
     tags = [t for v in values if v and v["tags"] is not None for t in v["tags"]]
     pos = sum(labels)
@@ -22,6 +23,7 @@ def baseline(values: list[dict | None]) -> dict[str, float]:
         "f1": f1(pos, len(labels) - pos, 0),
         "tag_acc": tag_major,
         "n": float(len(labels)),
+        "majority_label": float(pos > len(labels) - pos),
     }
 
 

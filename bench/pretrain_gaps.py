@@ -1,0 +1,77 @@
+"""How surely `bench/pretrain.py`'s model beats each baseline: per-workbook tallies of the
+baselines on the dev targets, and workbook-bootstrap intervals of the model's gap over them
+(`fortap.evaluation.by_workbook`). A helper module of the bench, not a script."""
+
+from __future__ import annotations
+
+from fortap.evaluation.by_workbook import (
+    Tally,
+    books_of,
+    bootstrap_gap,
+    effective_books,
+    tallies,
+)
+from fortap.objectives import formula_mlm, ncp, nrp_baselines
+
+# (objective, baseline name, what it is): the gaps the bench reports
+GAPS = (("nrp", "majority", "NRP pair accuracy - majority class"),
+        ("nrp", "rule", "NRP hand position rule - majority class"),
+        ("ncp", "majority", "NCP accuracy - training majority"),
+        ("formula_mlm", "majority", "formula MLM accuracy - majority / uniform guess"))  # fmt: skip
+
+
+def baseline_tallies(examples: list, base: dict) -> dict[tuple[str, str], dict[str, Tally]]:
+    """{(objective, baseline): {workbook: Tally}} on the dev examples' built targets, each
+    baseline answering as it does over the whole dev subset (`base`, from `baselines()`): NRP's
+    majority class, NRP's hand position rule, NCP's training majority, formula MLM's most
+    frequent operator with a uniform guess among the cells for references."""
+    nrp_major = int(base["nrp"]["majority_label"])
+    out: dict[tuple[str, str], dict[str, Tally]] = {key[:2]: {} for key in GAPS}
+    for book, group in books_of(examples).items():
+        labels = [y for e in group if (v := e.targets.get("nrp")) for y in v["labels"]]
+        if labels:
+            out["nrp", "majority"][book] = Tally(labels.count(nrp_major), len(labels))
+            rule = nrp_baselines.position_rule(group)
+            out["nrp", "rule"][book] = Tally(rule["acc"] * rule["n"], rule["n"])
+        values = [e.targets.get("ncp") for e in group]
+        got = ncp.baseline(values, majority=int(base["ncp"]["majority_class"]))
+        if got["n"]:
+            out["ncp", "majority"][book] = Tally(got["acc"] * got["n"], got["n"])
+        values = [e.targets.get("formula_mlm") for e in group]
+        cells = [len(e.cell_coords) for e in group]
+        got = formula_mlm.baseline(values, cells, majority=int(base["formula_mlm"]["majority_op"]))
+        if got["n"]:
+            out["formula_mlm", "majority"][book] = Tally(got["acc"] * got["n"], got["n"])
+    return out
+
+
+def gap_rows(per_book: dict, base_tallies: dict, rounds: int = 2000) -> list[dict]:
+    """One row per `GAPS` entry: the gap (model - baseline, or rule - majority for NRP's rule),
+    its 95 % workbook-bootstrap interval, the workbooks and the effective workbooks
+    (`effective_books`) that carry the targets."""
+    rows = []
+    for name, which, label in GAPS:
+        base = base_tallies[name, which]
+        if not base:
+            continue
+        if which == "rule":  # the rule against the majority class: how wide the bar is
+            upper, base = base, base_tallies[name, "majority"]
+        else:
+            upper = tallies(per_book, name)
+        got = bootstrap_gap(upper, base, rounds=rounds)
+        rows.append({"objective": name, "gap_of": label, **got,
+                     "effective_books": effective_books([t.n for t in base.values()])})  # fmt: skip
+    return rows
+
+
+def print_gaps(rows: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="by workbook (95 % interval: workbooks resampled with replacement)")
+    for col in ("gap", "value", "interval", "workbooks", "effective"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(r["gap_of"], f"{r['gap']:+.4f}", f"[{r['low']:+.4f}, {r['high']:+.4f}]",
+                      f"{r['books']:.0f}", f"{r['effective_books']:.1f}")  # fmt: skip
+    Console().print(table)

@@ -1,0 +1,53 @@
+"""Workbook tallies, the workbook bootstrap and effective workbooks, by example."""
+
+from __future__ import annotations
+
+import pytest
+
+from fortap.evaluation.by_workbook import Tally, bootstrap_gap, effective_books, tallies
+
+
+def test_tallies_read_hits_and_counts_per_workbook():
+    per_book = {
+        "a": {"acc/nrp": 0.5, "n/nrp": 4.0, "acc/ncp": 1.0, "n/ncp": 2.0},
+        "b": {"acc/nrp": 0.0, "n/nrp": 0.0, "acc_op/formula_mlm": 0.25, "n_op/formula_mlm": 8.0},
+    }
+    assert tallies(per_book, "nrp") == {"a": Tally(2.0, 4.0)}  # b has no NRP targets
+    assert tallies(per_book, "formula_mlm", "acc_op") == {"b": Tally(2.0, 8.0)}
+
+
+def test_the_same_answers_give_a_zero_gap():
+    same = {b: Tally(3.0, 5.0) for b in "abcd"}
+    assert bootstrap_gap(same, same) == {"gap": 0.0, "low": 0.0, "high": 0.0, "books": 4.0}
+
+
+def test_a_model_better_on_every_workbook_has_an_interval_above_zero():
+    model = {f"b{i}": Tally(8.0 + i % 3, 10.0) for i in range(30)}
+    base = {f"b{i}": Tally(5.0, 10.0) for i in range(30)}
+    got = bootstrap_gap(model, base, rounds=500)
+    assert got["gap"] == pytest.approx((8 * 10 + 9 * 10 + 10 * 10) / 300 - 0.5)
+    assert 0 < got["low"] <= got["gap"] <= got["high"]
+
+
+def test_one_large_workbook_makes_the_interval_wide():
+    # the model wins by 0.1 on 20 small books and loses on one that holds most targets
+    model = {f"b{i}": Tally(6.0, 10.0) for i in range(20)} | {"big": Tally(300.0, 1000.0)}
+    base = {f"b{i}": Tally(5.0, 10.0) for i in range(20)} | {"big": Tally(400.0, 1000.0)}
+    got = bootstrap_gap(model, base, rounds=1000, seed=1)
+    assert got["gap"] == pytest.approx((20 - 100) / 1200)
+    assert got["low"] < -0.05 and got["high"] > 0.05  # with or without the big book
+    assert effective_books([10.0] * 20 + [1000.0]) < 1.5
+
+
+def test_the_bootstrap_is_seeded_and_checks_the_targets_match():
+    model = {f"b{i}": Tally(float(i % 4), 4.0) for i in range(12)}
+    base = {f"b{i}": Tally(2.0, 4.0) for i in range(12)}
+    assert bootstrap_gap(model, base, seed=3) == bootstrap_gap(model, base, seed=3)
+    with pytest.raises(ValueError, match="'b0'"):
+        bootstrap_gap(model, base | {"b0": Tally(2.0, 5.0)})
+
+
+def test_effective_books_counts_equal_books_once_each():
+    assert effective_books([50, 50]) == pytest.approx(2.0)
+    assert effective_books([98, 1, 1]) == pytest.approx(100**2 / (98**2 + 2))
+    assert effective_books([]) == 0.0
