@@ -19,7 +19,7 @@ import numpy as np
 from torch import nn
 
 from fortap.encoding.example import Batch, Example
-from fortap.training.logs import evaluate, mean_logs
+from fortap.training.logs import COUNTS, evaluate, mean_logs
 
 BOOK_KEY = "book_key"
 
@@ -65,10 +65,9 @@ def evaluate_by_book(
 def tallies(per_book: Mapping[str, Mapping[str, float]], name: str, metric: str = "acc"):
     """{workbook: Tally} of `metric/name` (weighted by its count, `n/name` for `acc`) from
     `evaluate_by_book`'s per-workbook logs; workbooks without such targets are left out."""
-    count = {"acc": "n", "acc_op": "n_op", "acc_ref": "n_ref", "tag_acc": "n_tags"}[metric]
     out = {}
     for book, logs in per_book.items():
-        n = logs.get(f"{count}/{name}", 0.0)
+        n = logs.get(f"{COUNTS[metric]}/{name}", 0.0)
         if n > 0:
             out[book] = Tally(logs[f"{metric}/{name}"] * n, n)
     return out

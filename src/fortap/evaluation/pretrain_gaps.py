@@ -1,6 +1,6 @@
-"""How surely `bench/pretrain.py`'s model beats each baseline: per-workbook tallies of the
-baselines on the dev targets, and workbook-bootstrap intervals of the model's gap over them
-(`fortap.evaluation.by_workbook`). A helper module of the bench, not a script."""
+"""How surely a pretrained model beats each ForTaP baseline (`bench/pretrain.py`): per-workbook
+tallies of the baselines on the dev targets, and workbook-bootstrap intervals of the model's
+gap over them (`fortap.evaluation.by_workbook`)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,14 @@ GAPS = (("nrp", "majority", "NRP pair accuracy - majority class"),
         ("formula_mlm", "majority", "formula MLM accuracy - majority / uniform guess"))  # fmt: skip
 
 
+def _tally(metrics: dict[str, float]) -> Tally:
+    """A baseline's {"acc", "n"} over one workbook as hits and count."""
+    return Tally(metrics["acc"] * metrics["n"], metrics["n"])
+
+
 def baseline_tallies(examples: list, base: dict) -> dict[tuple[str, str], dict[str, Tally]]:
     """{(objective, baseline): {workbook: Tally}} on the dev examples' built targets, each
-    baseline answering as it does over the whole dev subset (`base`, from `baselines()`): NRP's
+    baseline answering as it does over the whole dev subset (`base`, from `baselines()` of `bench/pretrain.py`): NRP's
     majority class, NRP's hand position rule, NCP's training majority, formula MLM's most
     frequent operator with a uniform guess among the cells for references."""
     nrp_major = int(base["nrp"]["majority_label"])
@@ -31,17 +36,16 @@ def baseline_tallies(examples: list, base: dict) -> dict[tuple[str, str], dict[s
         labels = [y for e in group if (v := e.targets.get("nrp")) for y in v["labels"]]
         if labels:
             out["nrp", "majority"][book] = Tally(labels.count(nrp_major), len(labels))
-            rule = nrp_baselines.position_rule(group)
-            out["nrp", "rule"][book] = Tally(rule["acc"] * rule["n"], rule["n"])
+            out["nrp", "rule"][book] = _tally(nrp_baselines.position_rule(group))
         values = [e.targets.get("ncp") for e in group]
         got = ncp.baseline(values, majority=int(base["ncp"]["majority_class"]))
         if got["n"]:
-            out["ncp", "majority"][book] = Tally(got["acc"] * got["n"], got["n"])
+            out["ncp", "majority"][book] = _tally(got)
         values = [e.targets.get("formula_mlm") for e in group]
         cells = [len(e.cell_coords) for e in group]
         got = formula_mlm.baseline(values, cells, majority=int(base["formula_mlm"]["majority_op"]))
         if got["n"]:
-            out["formula_mlm", "majority"][book] = Tally(got["acc"] * got["n"], got["n"])
+            out["formula_mlm", "majority"][book] = _tally(got)
     return out
 
 
