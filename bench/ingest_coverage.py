@@ -26,7 +26,7 @@ import openpyxl
 
 from fortap.errors import SheetError
 from fortap.sheet import ReadLimits, read_workbooks
-from fortap.sheet.convert import convert_to_xlsx
+from fortap.sheet.convert import conversion_cache_dir, convert_to_xlsx
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FOLDERS = (
@@ -164,7 +164,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", type=Path, help="write results and targets here")
     ap.add_argument(
-        "--cache-dir", type=Path, default=Path("~/.cache/fortap/converted").expanduser()
+        "--cache-dir", type=Path, default=conversion_cache_dir(), help="LibreOffice conversions"
     )
     args = ap.parse_args()
     limits = ReadLimits()

@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import fortap.sheet
 import fortap.table
+from fortap.cli import app
 from fortap.demo.samples import SamplesConfig, write_samples
 from fortap.errors import FortapError
-from fortap.ingest import expand_paths, run_ingest
+from fortap.ingest import expand_paths, run_ingest, skip_lines
 from fortap.table.io import read_jsonl
 
 
@@ -156,3 +158,36 @@ def test_real_workbooks_survive(data_dir, tmp_path):
     back = list(read_jsonl(tmp_path / "out" / "tables.jsonl"))
     assert len(back) == report.totals()["tables"] > 0
     assert {t.book for t in back} <= {str(p) for p in smallest}
+
+
+def test_cli_prints_each_skipped_file_with_its_reason(mixed_folder, tmp_path):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["ingest", str(mixed_folder), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[:2] == [
+        f"skipped {mixed_folder / 'corrupt.xlsx'} (corrupt_zip): corrupt or truncated zip archive "
+        "(File is not a zip file)",
+        f"skipped {mixed_folder / 'picture.xlsx'} (not_a_spreadsheet): not a spreadsheet: the "
+        "content is unrecognised binary data, not a .xlsx workbook",
+    ]
+    # the summary stays one line in a file or pipe, however long its paths
+    assert lines[2].startswith("read 1 of 3 files in ") and lines[2].endswith(
+        f"skipped: corrupt_zip 1, not_a_spreadsheet 1; wrote {out / 'tables.jsonl'} and "
+        f"{out / 'report.json'}"
+    )
+    assert len(lines) == 3
+
+
+def test_skip_lines_name_a_sheet_whose_detection_failed(tmp_path, monkeypatch):
+    path = write_samples(tmp_path / "in", SamplesConfig(books=("budget",)))[0]
+
+    def broken(sheet):
+        raise ValueError("odd layout")
+
+    monkeypatch.setattr(fortap.table, "detect_tables", broken)
+    report = run_ingest([path], tmp_path / "out", progress=False)
+    assert skip_lines(report) == [
+        f"skipped sheet 'FY2024 Budget' of {path}: internal_error: ValueError: odd layout",
+        f"skipped sheet 'Staffing' of {path}: internal_error: ValueError: odd layout",
+    ]

@@ -12,7 +12,18 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
+APP_HELP = (
+    "Read spreadsheets, learn from the formulas people wrote in them, predict formulas.\n\n"
+    "fortap finds the tables in .xlsx/.xlsm/.xls/.ods/.csv workbooks with their header trees "
+    "(ingest), builds a pretraining corpus from their formula cells (build-corpus), pretrains a "
+    "TUTA-style table encoder with ForTaP's formula objectives (pretrain), and fine-tunes and "
+    "evaluates it on formula prediction beside a rule baseline (finetune, evaluate); `formula` "
+    "shows how one formula is represented.\n\n"
+    "Start with `fortap demo`: the whole path on generated sample workbooks in about a minute. "
+    "Each command has its own --help."
+)
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=APP_HELP)
 
 
 def _fail_cleanly(fn):
@@ -27,8 +38,10 @@ def _fail_cleanly(fn):
             return fn(*args, **kwargs)
         except FortapError as err:
             from rich.console import Console
+            from rich.markup import escape
 
-            Console(stderr=True).print(f"[red]error:[/red] {err}", highlight=False)
+            text = f"[red]error:[/red] {escape(str(err))}"  # a formula's `[` is not markup
+            Console(stderr=True).print(text, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
 
     return wrapper

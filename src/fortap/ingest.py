@@ -211,14 +211,16 @@ def _skipped(path: str, reason: str, message: str, start: float) -> FileResult:
 @contextlib.contextmanager
 def _progress(cfg: IngestConfig, total: int):
     """A rich progress bar over files on stderr (or nothing); yields `advance(report)`."""
-    if not cfg.progress:
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not cfg.progress or not console.is_terminal:  # in a log, a bar would leave a blank line
         yield lambda report: None
         return
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("ingest", total=total)
 
         def advance(report: FileReport) -> None:
@@ -227,15 +229,36 @@ def _progress(cfg: IngestConfig, total: int):
         yield advance
 
 
-def _print_summary(report: IngestReport) -> None:
-    from rich.console import Console
+def skip_lines(report: IngestReport) -> list[str]:
+    """One line per skipped file and per sheet whose tables could not be detected, with why."""
+    lines = []
+    for file in report.files:
+        if file.status != "ok":
+            # the message usually ends by naming the file again; the line starts with its path
+            message = (file.message or "").removesuffix(f" ({Path(file.path).name})")
+            lines.append(f"skipped {file.path} ({file.reason}): {message}")
+        lines.extend(
+            f"skipped sheet {sheet.name!r} of {file.path}: {sheet.error}"
+            for sheet in file.sheets
+            if sheet.error
+        )
+    return lines
 
+
+def _print_summary(report: IngestReport) -> None:
+    from fortap.console import stdout_console
+
+    console = stdout_console()
+    for line in skip_lines(report):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     t = report.totals()
     skipped = ", ".join(f"{r} {n}" for r, n in sorted(t["skipped_by_reason"].items())) or "none"
-    Console().print(
+    console.print(
         f"read {t['files_read']} of {t['files']} files in {t['seconds']:.1f}s: "
         f"{t['sheets']} sheets, {t['tables']} tables, {t['formula_cells']} formula cells "
         f"({t['table_formula_cells']} inside tables); skipped: {skipped}; "
         f"wrote {report.out / 'tables.jsonl'} and {report.out / 'report.json'}",
         highlight=False,
+        markup=False,
+        soft_wrap=True,  # one line, however long its paths
     )

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from fortap.evaluation.report import (
+    TERMS,
     CurvePoint,
     best_system,
     comparison_markdown,
+    leaders,
     write_report,
 )
 
@@ -31,12 +33,27 @@ def test_comparison_markdown_is_exact():
     assert best_system(SYSTEMS) == "rules (paper)"
 
 
+def test_a_tie_is_named_a_tie(tmp_path):
+    tied = {**SYSTEMS, "rules (sheet)": metrics(0.5, 1.0)}
+    assert leaders(tied) == ["rules (paper)", "rules (sheet)"]
+    assert best_system(tied) == "rules (paper) and rules (sheet) (tie)"
+    text = write_report(tmp_path, tied).read_text()
+    assert "Best formula top-1: **rules (paper) and rules (sheet) (tie)**." in text
+
+
 def test_write_report_draws_both_plots(tmp_path):
     curve = [CurvePoint(0.5, 10, 0.1), CurvePoint(1.0, 20, 0.25)]
     path = write_report(tmp_path, SYSTEMS, curve, notes=["tiny run"])
     text = path.read_text()
     assert "Best formula top-1: **rules (paper)**." in text and "- tiny run" in text
     assert "| 0.5 | 10 | 10.0% |" in text
+    assert TERMS == (
+        "sketch: the formula with each cell reference replaced by [RANGE] (=SUM(B7:B8) has the "
+        "sketch SUM([RANGE]:[RANGE])); sketch top-k counts the right shape",
+        "range acc: of the formulas whose top-1 sketch is right, the share whose cell references "
+        "are all right too",
+    )
+    assert f"- {TERMS[0]}\n- {TERMS[1]}\n" in text
     for name in ("accuracy_by_sketch_length.png", "learning_curve.png"):
         assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
     write_report(tmp_path / "no_curve", SYSTEMS)

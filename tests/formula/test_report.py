@@ -49,3 +49,28 @@ def test_summary_token_shares_add_up():
     total = sum(row["share_of_tokens"] for row in s["token_frequency"].values())
     assert abs(total - 1.0) < 1e-9
     assert s["token_frequency"]["[RANGE]"]["count"] == 4
+
+
+def test_cli_without_a_formula_says_what_to_give():
+    result = CliRunner().invoke(app, ["formula"])
+    assert result.exit_code == 1
+    assert result.output == (
+        'error: give a formula, e.g. fortap formula "=SUM(B2:B5)/B6", '
+        "or a list file with --file PATH\n"
+    )
+
+
+def test_cli_names_a_missing_list_file_in_one_line(tmp_path):
+    missing = tmp_path / "missing.txt"
+    result = CliRunner().invoke(app, ["formula", "--file", str(missing)])
+    assert result.exit_code == 1
+    assert result.output == f"error: formula list not found: {missing}\n"
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_cli_names_a_list_that_is_not_text(tmp_path):
+    binary = tmp_path / "book.xlsx"
+    binary.write_bytes(b"PK\x03\x04\xff\xfe\x00")
+    result = CliRunner().invoke(app, ["formula", "--file", str(binary)])
+    assert result.exit_code == 1
+    assert result.output == f"error: formula list is not UTF-8 text: {binary}\n"

@@ -149,3 +149,20 @@ def test_read_workbooks_keeps_order_and_reports_each_file(save_book, tmp_path):
     assert [p for p, _ in results] == [missing, good]
     assert results[0][1].reason == "not_found"
     assert results[1][1].sheets[0].cell(0, 0) == Cell("x", "text")
+
+
+def test_fortap_cache_dir_moves_the_conversion_cache(data_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("FORTAP_CACHE_DIR", raising=False)
+    assert convert_module.conversion_cache_dir() == tmp_path / "home/.cache/fortap/converted"
+    monkeypatch.setenv("FORTAP_CACHE_DIR", str(tmp_path / "cache"))
+    assert convert_module.conversion_cache_dir() == tmp_path / "cache/converted"
+
+    # a conversion already in the moved cache is found there: LibreOffice is not needed
+    path = data_dir / SMALL_XLS
+    cached = tmp_path / "cache/converted" / f"{convert_module.content_key(path)}.xlsx"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"converted before")
+    monkeypatch.setattr(convert_module.shutil, "which", lambda name: None)
+    assert convert_module.convert_to_xlsx([path], ReadLimits()) == {path: cached}
+    assert not (tmp_path / "home").exists()

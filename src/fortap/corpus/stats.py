@@ -78,10 +78,11 @@ def summary_rows(stats: Mapping) -> list[tuple[str, str]]:
 
 def print_report(stats: Mapping, books: Mapping[str, int]) -> None:
     """Print the headline table, the split's workbook counts and the label distributions."""
-    from rich.console import Console
     from rich.table import Table as RichTable
 
-    console = Console()
+    from fortap.console import stdout_console
+
+    console = stdout_console()
     table = RichTable(title="corpus")
     table.add_column("what")
     table.add_column("count", justify="right")

@@ -12,6 +12,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from fortap.demo.explain import paper_setting_verdict
+from fortap.evaluation.report import TERMS
 from fortap.tasks.formula_cli import FormulaRun, FormulaRunConfig, run_finetune
 
 
@@ -54,13 +56,10 @@ def step_finetune(
         encoder="fortap", checkpoint=str(encoder), steps=steps, max_test=max_test
     )
     run = run_finetune([tables], out, cfg, console)
+    for line in TERMS:  # what `sketch` and `range acc` in the table above mean
+        console.print(f"   {line}", markup=False, highlight=False)
     top1 = {name: m["formula_top1"] for name, m in run.systems.items()}
-    side = "the model" if top1["model"] > top1["rules (paper)"] else "the rules"
-    console.print(
-        f"   in the paper setting (no other formula visible) {side} win(s): model "
-        f"{top1['model']:.1%} vs rules {top1['rules (paper)']:.1%} formula top-1; with the "
-        f"sheet's other formulas visible the rules reach {top1['rules (sheet)']:.1%}"
-    )
+    console.print(f"   {paper_setting_verdict(top1)}", markup=False, highlight=False)
     console.print(f"   {time.perf_counter() - t0:.1f}s")
     return run
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from fortap.console import stdout_console
 from fortap.demo.formula_steps import step_corpus, step_finetune, step_pretrain, step_suggest
 from fortap.demo.samples import SamplesConfig, write_samples
 from fortap.ingest import run_ingest
@@ -62,7 +63,7 @@ def run_demo(
     out: Path, cfg: DemoConfig = DemoConfig(), console: Console | None = None
 ) -> DemoResult:
     """Run the demo steps into `out` and print a summary of each."""
-    console = console or Console()
+    console = console or stdout_console()
     start = time.perf_counter()
     books = step_books(out / "books", cfg, console)
     report = step_ingest(books, out / "tables", cfg, console)

@@ -26,6 +26,13 @@ COLUMNS = (
     ("range acc", "range_acc"),
 )
 LENGTH_PLOT, CURVE_PLOT = "accuracy_by_sketch_length.png", "learning_curve.png"
+# what the two less obvious columns mean, one line each, printed under the comparison
+TERMS = (
+    "sketch: the formula with each cell reference replaced by [RANGE] "
+    "(=SUM(B7:B8) has the sketch SUM([RANGE]:[RANGE])); sketch top-k counts the right shape",
+    "range acc: of the formulas whose top-1 sketch is right, the share whose cell references "
+    "are all right too",
+)
 
 
 @dataclass(frozen=True)
@@ -37,9 +44,16 @@ class CurvePoint:
     formula_top1: float
 
 
+def leaders(systems: Mapping[str, Mapping]) -> list[str]:
+    """Every system at the highest formula top-1, in listed order (more than one: a tie)."""
+    top = max(m.get("formula_top1", 0.0) for m in systems.values())
+    return [name for name, m in systems.items() if m.get("formula_top1", 0.0) == top]
+
+
 def best_system(systems: Mapping[str, Mapping]) -> str:
-    """The system with the highest formula top-1 (first listed wins a tie)."""
-    return max(systems, key=lambda name: systems[name].get("formula_top1", 0.0))
+    """The system with the highest formula top-1, or `a and b (tie)` when several share it."""
+    names = leaders(systems)
+    return names[0] if len(names) == 1 else " and ".join(names) + " (tie)"
 
 
 def comparison_rich(systems: Mapping[str, Mapping], title: str) -> RichTable:
@@ -131,6 +145,7 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     plot_by_length(systems, out / LENGTH_PLOT)
     lines = [f"# {title}", "", comparison_markdown(systems), ""]
+    lines += [f"- {term}" for term in TERMS] + [""]
     best = best_system(systems) if systems else None
     if best is not None:
         lines += [f"Best formula top-1: **{best}**.", ""]

@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from fortap.errors import FormulaError
+from fortap.errors import FormulaError, FortapError
 from fortap.formula.filters import reasons_of
 from fortap.formula.formula import Formula, parse_formula
 from fortap.formula.nodes import Array, Const, Func, Node, Op, Ref
@@ -23,11 +23,28 @@ from fortap.formula.references import parse_address, ref_a1
 from fortap.formula.tokens import END, FORMULA_VOCAB, START
 from fortap.sheet.model import a1
 
+NOTHING_GIVEN = (
+    'give a formula, e.g. fortap formula "=SUM(B2:B5)/B6", or a list file with --file PATH'
+)
+
 
 def read_formula_lines(path: Path) -> list[str]:
-    """Formulas of a list file, each with a leading `=`; blank lines skipped."""
+    """Formulas of a list file, each with a leading `=`; blank lines skipped.
+
+    A file that cannot be read is a `FortapError` naming it, not a traceback.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise FortapError(f"formula list not found: {path}") from None
+    except IsADirectoryError:
+        raise FortapError(f"formula list is a folder, not a file: {path}") from None
+    except UnicodeDecodeError:
+        raise FortapError(f"formula list is not UTF-8 text: {path}") from None
+    except OSError as err:
+        raise FortapError(f"cannot read formula list {path}: {err.strerror}") from None
     out = []
-    for line in path.read_text(encoding="utf-8-sig").splitlines():
+    for line in text.splitlines():
         if not line.strip():
             continue
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
@@ -173,12 +190,12 @@ def run_formula(
     cell: str | None = None,
 ) -> dict | Formula:
     """Print one formula's representation, or summarise a list file (and write `report`)."""
-    from rich.console import Console
+    from fortap.console import stdout_console
 
-    console = Console(highlight=False)
+    console = stdout_console(highlight=False)
     if file is None:
         if text is None:
-            raise FormulaError("", "give a formula or --file")
+            raise FortapError(NOTHING_GIVEN)
         f = parse_formula(text, sheet, _cell(cell))
         console.print(describe(f), markup=False, soft_wrap=True)
         return f

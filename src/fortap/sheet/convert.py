@@ -5,7 +5,9 @@ notes measured 26,524 of 26,524 EUSES formula cells kept). One `soffice` start c
 two seconds, so many files go through one call. Each process gets its own LibreOffice
 profile directory: two `soffice` processes sharing a profile block each other.
 Converted files are stored as `<sha256 of the original>.xlsx` in the cache directory, so a
-rerun, a renamed copy or the same file in two folders costs nothing.
+rerun, a renamed copy or the same file in two folders costs nothing. That directory is
+`$FORTAP_CACHE_DIR/converted` (default `~/.cache/fortap/converted`): the one place fortap
+writes outside the output folders it is given.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from fortap.sheet.limits import ReadLimits
 from fortap.sheet.screening import screen
 
 INSTALL_HINT = "install it with `apt-get install libreoffice-calc-nogui`"
-DEFAULT_CACHE_DIR = Path("~/.cache/fortap/converted")
+CACHE_ENV = "FORTAP_CACHE_DIR"  # moves fortap's cache (today: LibreOffice conversions only)
+DEFAULT_CACHE_ROOT = Path("~/.cache/fortap")
 
 _profile_dir: Path | None = None
 
@@ -44,6 +47,12 @@ def soffice_missing(path: Path | None) -> SheetError:
         f"LibreOffice (soffice) is needed to read .xls/.ods files: {INSTALL_HINT}",
         path,
     )
+
+
+def conversion_cache_dir() -> Path:
+    """Where converted copies go: `$FORTAP_CACHE_DIR/converted`, else `~/.cache/fortap/converted`."""
+    root = os.environ.get(CACHE_ENV) or DEFAULT_CACHE_ROOT
+    return Path(root).expanduser() / "converted"
 
 
 def content_key(path: Path) -> str:
@@ -65,7 +74,7 @@ def convert_to_xlsx(
     of `limits.convert_batch_size`. A batch that crashes or times out is retried file by file,
     so one bad file costs only itself; after a clean exit, a missing output is that file's failure.
     """
-    cache = (cache_dir or DEFAULT_CACHE_DIR).expanduser()
+    cache = cache_dir.expanduser() if cache_dir else conversion_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     results: dict[Path, Path | SheetError] = {}
     pending: list[tuple[Path, Path]] = []
