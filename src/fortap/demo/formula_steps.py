@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from fortap.demo.explain import paper_setting_verdict
@@ -78,11 +79,12 @@ def step_suggest(run: FormulaRun, console: Console) -> None:
     )  # fmt: skip
     rc = (meta["target"][0] - table.region.top, meta["target"][1] - table.region.left)
     record = evaluate_formula_prediction(run.model, [example], beam=5, top_k=5)[1][0]
-    view = RichTable(
-        title=f"7. suggestions for {Path(meta['book']).name} {meta['sheet']}!{record['cell']} "
-        f"(true formula {meta['formula']})",
-        title_justify="left",
+    # a line, not the table's title: a title folds at the table's width
+    where = f"{Path(meta['book']).name} {meta['sheet']}!{record['cell']}"
+    console.print(
+        f"[bold]7. suggestions[/bold] for {escape(where)} (true formula {escape(meta['formula'])})"
     )
+    view = RichTable()
     for name in ("rank", "model", "score", "rules (sheet)", "rules (paper)"):
         view.add_column(name)
     sheet = [s.text for s in suggest(table, rc, "sheet")]

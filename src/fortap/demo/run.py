@@ -67,7 +67,7 @@ def run_demo(
     start = time.perf_counter()
     books = step_books(out / "books", cfg, console)
     report = step_ingest(books, out / "tables", cfg, console)
-    console.print(found_table(report))
+    console.print(found_table(report, console.width))
     formula = None
     if cfg.formula:
         import torch
@@ -109,15 +109,19 @@ def step_ingest(books: list[Path], tables: Path, cfg: DemoConfig, console: Conso
     return run_ingest(books, tables, workers=cfg.workers)
 
 
-def found_table(report: IngestReport) -> RichTable:
-    """Step 3: one row per detected table (or per sheet without one, or per skipped file)."""
+def found_table(report: IngestReport, width: int = 80) -> RichTable:
+    """Step 3: one row per detected table (or per sheet without one, or per skipped file).
+
+    Names and context are cut to fit `width` columns (a terminal's); wider, they show more.
+    """
+    book_w, sheet_w, context_w = name_widths(width)
     view = RichTable(title="3. tables found", title_justify="left", caption=CAPTION)
-    view.add_column("book", no_wrap=True, overflow="ellipsis", max_width=10)
-    view.add_column("sheet", no_wrap=True, overflow="ellipsis", max_width=12)
+    view.add_column("book", no_wrap=True, overflow="ellipsis", max_width=book_w)
+    view.add_column("sheet", no_wrap=True, overflow="ellipsis", max_width=sheet_w)
     for name in ("region", "headers", "depth", "formulas"):
         view.add_column(name, no_wrap=True, justify="right", min_width=len(name))
     # the title or first note, cut to whatever width is left
-    view.add_column("context", no_wrap=True, overflow="ellipsis", max_width=17)
+    view.add_column("context", no_wrap=True, overflow="ellipsis", max_width=context_w)
     for file in report.files:
         book = Path(file.path).stem
         if file.status != "ok":
@@ -138,3 +142,15 @@ def found_table(report: IngestReport) -> RichTable:
                     t.context or "",
                 )
     return view
+
+
+def name_widths(width: int) -> tuple[int, int, int]:
+    """Widest book, sheet and context cells so that the found-tables view fits `width` columns.
+
+    The borders, padding and the four number columns take about 52; of the rest a quarter goes
+    to the book name (up to 30), 30 % to the sheet name (up to 30), the remainder to the context
+    (up to 80).
+    """
+    names = max(0, width - 52)
+    book, sheet = max(6, min(30, names // 4)), max(8, min(30, names * 3 // 10))
+    return book, sheet, max(8, min(80, names - book - sheet))
