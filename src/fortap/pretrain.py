@@ -31,7 +31,7 @@ from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.objectives.multitask import MultiObjectiveModel
-from fortap.objectives.snippets import (
+from fortap.corpus.snippets import (
     CONTEXT_LEAD,
     SNIPPETS,
     TableContextConfig,

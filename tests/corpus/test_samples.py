@@ -119,7 +119,7 @@ def test_table_sample_cuts_its_context_into_a_lead_and_choices(tokenizer):
     """As table-context retrieval cuts it: one snippet after [CLS], the rest kept as choices."""
     from dataclasses import replace
 
-    from fortap.objectives.snippets import CONTEXT_LEAD, SNIPPETS, TableContextConfig, snippets
+    from fortap.corpus.snippets import CONTEXT_LEAD, SNIPPETS, TableContextConfig, snippets
 
     title = " ".join(["regional sales of the three years"] * 3)  # 18 words: 2 snippets
     table = replace(sales_table(), context=(title,))

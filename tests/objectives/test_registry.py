@@ -8,7 +8,7 @@ import pytest
 
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.registry import OBJECTIVES, resolve
-from fortap.objectives.snippets import SNIPPETS
+from fortap.corpus.snippets import SNIPPETS
 
 from .objective_kit import batch_of, tiny_encoder
 

@@ -39,7 +39,7 @@ from fortap.encoding.piece import RC
 from fortap.encoding.selection import chunk_rows, select_cells
 from fortap.encoding.serialize import SerializeConfig, serialize
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
-from fortap.objectives.snippets import (
+from fortap.corpus.snippets import (
     CONTEXT_LEAD,
     SNIPPETS,
     TableContextConfig,
