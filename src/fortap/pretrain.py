@@ -28,9 +28,6 @@ import torch
 
 from fortap.config import ConfigError, DataConfig, RunConfig, load_config
 from fortap.corpus.samples import FORMULA_KEY
-from fortap.encoding.example import Example
-from fortap.errors import FortapError
-from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.corpus.snippets import (
     CONTEXT_LEAD,
     SNIPPETS,
@@ -38,6 +35,9 @@ from fortap.corpus.snippets import (
     snippets,
     split_context,
 )
+from fortap.encoding.example import Example
+from fortap.errors import FortapError
+from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.vocab import Vocab
 from fortap.table.model import Table
 from fortap.training.distributed import Dist, barrier, init_from_env, shutdown

@@ -33,18 +33,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from fortap.corpus.facts import FormulaFacts
-from fortap.encoding.example import Example
-from fortap.encoding.formula_input import referenced_cell
-from fortap.encoding.piece import RC
-from fortap.encoding.selection import chunk_rows, select_cells
-from fortap.encoding.serialize import SerializeConfig, serialize
-from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.corpus.snippets import (
     CONTEXT_LEAD,
     SNIPPETS,
     TableContextConfig,
     split_context,
 )
+from fortap.encoding.example import Example
+from fortap.encoding.formula_input import referenced_cell
+from fortap.encoding.piece import RC
+from fortap.encoding.selection import chunk_rows, select_cells
+from fortap.encoding.serialize import SerializeConfig, serialize
+from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.sheet.model import a1
 from fortap.table.model import Table
 from fortap.text.tokenizer import Tokenizer

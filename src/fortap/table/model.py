@@ -16,7 +16,6 @@ from functools import cached_property
 from fortap.sheet.model import Cell, Region
 from fortap.table.tree import CoordinateGrid, HeaderNode, cell_coordinates
 
-
 ROOT = HeaderNode(-1, -1)
 
 
