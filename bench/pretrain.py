@@ -65,14 +65,14 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from fortap.config import load_config  # noqa: E402
 from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
 from fortap.encoding.collate import collate  # noqa: E402
 from fortap.evaluation.by_workbook import evaluate_by_book  # noqa: E402
 from fortap.evaluation.pretrain_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
 from fortap.objectives import formula_mlm, ncp, nrp_baselines  # noqa: E402
-from fortap.pretrain import setup_corpus  # noqa: E402
 from fortap.training.loop import train  # noqa: E402
+from fortap.training.pretrain import setup_pretrain  # noqa: E402
+from fortap.training.run_config import load_config  # noqa: E402
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
 MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute
@@ -247,7 +247,7 @@ def main() -> None:
     args = parser.parse_args()
     began = time.perf_counter()
     cfg = run_config(args.objectives, args.eval_samples, args.eval_per_book, args.set)
-    setup = setup_corpus(cfg, args.corpus, "minilm")
+    setup = setup_pretrain(cfg, args.corpus, "minilm")
     print(setup.init_note)
     print(f"setup {time.perf_counter() - began:.0f}s; {len(setup.eval_examples)} dev examples")
     base = baselines(setup.eval_examples, setup.stream.items)

@@ -30,8 +30,8 @@ from pathlib import Path  # noqa: E402
 
 from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
 from fortap.model.state_file import load_state  # noqa: E402
-from fortap.pretrain import setup_corpus  # noqa: E402
 from fortap.training.checkpoint import MODEL_FILE, latest_checkpoint  # noqa: E402
+from fortap.training.pretrain import setup_pretrain  # noqa: E402
 from pretrain import OBJECTIVES, run_config  # noqa: E402
 
 
@@ -115,7 +115,7 @@ def main() -> None:
             f"{args.run}: no checkpoints/step-N folder (a bench/pretrain.py --out run?)"
         )
     cfg = run_config(args.objectives, 0, args.eval_per_book, args.set)
-    setup = setup_corpus(cfg, args.corpus, "minilm")
+    setup = setup_pretrain(cfg, args.corpus, "minilm")
     load_state(setup.model, checkpoint / MODEL_FILE)
     print(f"{checkpoint}: {len(setup.eval_examples)} dev examples")
     rows = by_mode(setup)

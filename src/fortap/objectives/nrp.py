@@ -36,7 +36,7 @@ from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Batch, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.model.output import EncoderOutput
-from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.base import Objective, TargetContext, f1, hidden_size
 from fortap.objectives.edits import cell_content, cell_spans, clone
 from fortap.text.numbers import NAN_FEATURES
 
@@ -223,10 +223,6 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
     return {"f1": f1(tp, fp, fn), "acc": float((pred == labels).sum()) / n if n else 0.0, "n": float(n),
             "tp": float(tp), "fp": float(fp), "fn": float(fn),
             "tag_acc": tag_hits / n_tags if n_tags else 0.0, "n_tags": float(n_tags)}  # fmt: skip
-
-
-def f1(tp: int, fp: int, fn: int) -> float:
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 def pair_offset(example: Example, query: int, candidate: int) -> int:

@@ -1,4 +1,5 @@
-"""`fortap pretrain`: pretraining over a built corpus or over raw tables (`run_pretrain`).
+"""`fortap pretrain`: pretraining over a built corpus or over raw tables (`run_pretrain` of a
+`PretrainRequest`; `setup_pretrain` builds the model, stream and evaluation batches for both).
 
 A corpus (`fortap build-corpus`) gives serialised samples with their formula facts: the train
 split is trained on, and a fixed subset of the dev split (`data.eval_samples`, drawn and given
@@ -6,8 +7,8 @@ targets once with their own seed, so evaluations are comparable) is evaluated ev
 `training.eval_every` updates with every active objective's metric. On every visit a train
 sample gets fresh targets from each objective (`CorpusExamples`).
 
-Tables come from Table JSONL (`fortap ingest`, read with `fortap.table.io.read_jsonl`) and
-from HiTab raw table JSON (`fortap.table.hitab`); a folder contributes every `*.jsonl` and
+Tables come from Table JSONL (`fortap ingest`) and from HiTab raw table JSON, read with
+`fortap.table.io.read_tables`; a folder contributes every `*.jsonl` and
 `*.json` inside it. A few tables are held out for evaluation. On every visit a table becomes
 one example (`PretrainExamples`): the whole table when it fits, else the header cells plus
 one cell's row and column or a window of rows under repeated headers; one context snippet
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from fortap.config import ConfigError, DataConfig, RunConfig, load_config
+from fortap.config import ConfigError
 from fortap.corpus.samples import FORMULA_KEY
 from fortap.corpus.snippets import (
     CONTEXT_LEAD,
@@ -39,32 +40,14 @@ from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.vocab import Vocab
+from fortap.table.io import read_tables
 from fortap.table.model import Table
 from fortap.training.distributed import Dist, barrier, init_from_env, shutdown
 from fortap.training.loop import TrainResult, train
+from fortap.training.run_config import DataConfig, RunConfig, load_config
 from fortap.training.stream import ExampleStream
 
 INITS = ("random", "minilm")
-
-
-def load_tables(paths: Iterable[str | Path], limit: int = 0) -> list[Table]:
-    """Tables of Table JSONL files, then HiTab JSON files (see `fortap.table.inputs`); at most
-    `limit` (0 = all). An ingest folder's `report.json` is not taken for a HiTab table."""
-    from fortap.table.hitab import read_hitab
-    from fortap.table.inputs import table_inputs
-
-    jsonl, hitab = table_inputs(paths)
-    tables: list[Table] = []
-    for path in jsonl + hitab:
-        if limit and len(tables) >= limit:
-            break
-        if path.suffix == ".jsonl":
-            from fortap.table.io import read_jsonl
-
-            tables += list(read_jsonl(path))
-        else:
-            tables.append(read_hitab(path))
-    return tables[:limit] if limit else tables
 
 
 @dataclass
@@ -154,48 +137,6 @@ class PretrainSetup:
     eval_examples: list = field(default_factory=list)  # the examples of `eval_batches`
 
 
-def setup_pretrain(
-    cfg: RunConfig, tables: Sequence[Table], init: str = "random", dist: Dist | None = None
-) -> PretrainSetup:
-    """Hold out `cfg.data.eval_tables` tables, build the model, the example stream and the
-    fixed evaluation batches (drawn once with their own seed)."""
-    from fortap.encoding.collate import collate
-    from fortap.text.tokenizer import load_tokenizer
-
-    if cfg.data.max_tokens < cfg.serialize.max_seq_len:
-        raise ConfigError(
-            "data.max_tokens must be >= serialize.max_seq_len (appended items come after)"
-        )
-    if len(tables) <= cfg.data.eval_tables:
-        raise FortapError(
-            f"pretrain needs more than {cfg.data.eval_tables} tables (data.eval_tables), "
-            f"found {len(tables)}"
-        )
-    order = list(range(len(tables)))
-    random.Random(cfg.training.seed).shuffle(order)
-    held = set(order[: cfg.data.eval_tables])
-    train_tables = [t for i, t in enumerate(tables) if i not in held]
-    eval_tables = [t for i, t in enumerate(tables) if i in held]
-
-    tokenizer = load_tokenizer()
-    vocab = Vocab.from_tokenizer(tokenizer)
-    model, init_note = build_model(cfg, init)
-    negatives = context_pool(train_tables, cfg.objectives["table_context"].config)
-    make = PretrainExamples(cfg, tokenizer, vocab, model, negatives)
-    collators = model.target_collators()
-    batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
-    size = cfg.training.batch_size
-    dist = dist or Dist()
-    seed = cfg.training.seed
-    stream = ExampleStream(train_tables, make, batch_of, size, seed, dist.rank, dist.world)
-    eval_rng = random.Random(cfg.training.seed + 1)
-    eval_examples = [e for e in (make(t, eval_rng) for t in eval_tables) if e is not None]
-    eval_batches = [
-        batch_of(eval_examples[i : i + size]) for i in range(0, len(eval_examples), size)
-    ]
-    return PretrainSetup(model, stream, eval_batches, init_note, eval_examples)
-
-
 @dataclass
 class CorpusExamples:
     """Fresh objective targets for one corpus sample (`make` of the corpus `ExampleStream`)."""
@@ -242,16 +183,69 @@ def dev_subset(samples: list[Example], data: DataConfig, seed: int) -> list[Exam
     return [samples[i] for i in keep]
 
 
-def setup_corpus(
-    cfg: RunConfig, corpus: str | Path, init: str = "random", dist: Dist | None = None
+def setup_pretrain(
+    cfg: RunConfig,
+    source: Sequence[Table] | str | Path,
+    init: str = "random",
+    dist: Dist | None = None,
 ) -> PretrainSetup:
-    """Train on the corpus's train split; evaluate on `data.eval_samples` dev samples (or
-    the test split when the corpus has no dev samples), their targets drawn once."""
-    from fortap.corpus.build import read_corpus
+    """Build the model, the train example stream and the fixed evaluation batches (their
+    targets drawn once with their own seed) for a corpus folder or a list of tables.
+
+    A corpus (`str` or `Path`): train on its train split, evaluate `data.eval_samples` dev
+    samples (`dev_subset`). Tables: hold out `cfg.data.eval_tables` of them for evaluation."""
     from fortap.encoding.collate import collate
     from fortap.text.tokenizer import load_tokenizer
 
     dist = dist or Dist()
+    seed = cfg.training.seed
+    tokenizer = load_tokenizer()
+    vocab = Vocab.from_tokenizer(tokenizer)
+    if isinstance(source, str | Path):
+        train_items, eval_items = corpus_split(cfg, Path(source), dist)
+        model, init_note = build_model(cfg, init)
+        make = CorpusExamples(cfg, vocab, model, sample_context_pool(train_items))
+    else:
+        train_items, eval_items = table_split(cfg, source)
+        model, init_note = build_model(cfg, init)
+        negatives = context_pool(train_items, cfg.objectives["table_context"].config)
+        make = PretrainExamples(cfg, tokenizer, vocab, model, negatives)
+    collators = model.target_collators()
+    batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
+    size = cfg.training.batch_size
+    stream = ExampleStream(train_items, make, batch_of, size, seed, dist.rank, dist.world)
+    eval_rng = random.Random(seed + 1)
+    eval_examples = [e for e in (make(x, eval_rng) for x in eval_items) if e is not None]
+    eval_batches = [
+        batch_of(eval_examples[i : i + size]) for i in range(0, len(eval_examples), size)
+    ]
+    return PretrainSetup(model, stream, eval_batches, init_note, eval_examples)
+
+
+def table_split(cfg: RunConfig, tables: Sequence[Table]) -> tuple[list[Table], list[Table]]:
+    """(train tables, the `cfg.data.eval_tables` held-out tables drawn with the run's seed)."""
+    if cfg.data.max_tokens < cfg.serialize.max_seq_len:
+        raise ConfigError(
+            "data.max_tokens must be >= serialize.max_seq_len (appended items come after)"
+        )
+    if len(tables) <= cfg.data.eval_tables:
+        raise FortapError(
+            f"pretrain needs more than {cfg.data.eval_tables} tables (data.eval_tables), "
+            f"found {len(tables)}"
+        )
+    order = list(range(len(tables)))
+    random.Random(cfg.training.seed).shuffle(order)
+    held = set(order[: cfg.data.eval_tables])
+    train_tables = [t for i, t in enumerate(tables) if i not in held]
+    return train_tables, [t for i, t in enumerate(tables) if i in held]
+
+
+def corpus_split(cfg: RunConfig, corpus: Path, dist: Dist) -> tuple[list[Example], list[Example]]:
+    """(train samples, evaluated dev samples) of a built corpus: the train split filtered by
+    `data.formula_samples_only`, `data.train_per_book` and `data.max_tables`; the dev subset
+    drawn with the run's seed + 1."""
+    from fortap.corpus.build import read_corpus
+
     train_samples = list(read_corpus(corpus, "train"))
     if cfg.data.formula_samples_only:
         train_samples = [x for x in train_samples if x.targets.get(FORMULA_KEY)]
@@ -262,57 +256,57 @@ def setup_corpus(
         train_samples = train_samples[: cfg.data.max_tables]
     if len(train_samples) < dist.world:
         raise FortapError(f"{corpus}: the train split holds {len(train_samples)} samples")
-    seed = cfg.training.seed
-    dev = dev_subset(list(read_corpus(corpus, "dev")), cfg.data, seed + 1)
-    vocab = Vocab.from_tokenizer(load_tokenizer())
-    model, init_note = build_model(cfg, init)
-    make = CorpusExamples(cfg, vocab, model, sample_context_pool(train_samples))
-    collators = model.target_collators()
-    batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
-    size = cfg.training.batch_size
-    stream = ExampleStream(train_samples, make, batch_of, size, seed, dist.rank, dist.world)
-    eval_rng = random.Random(seed + 1)
-    eval_examples = [e for e in (make(x, eval_rng) for x in dev) if e is not None]
-    eval_batches = [
-        batch_of(eval_examples[i : i + size]) for i in range(0, len(eval_examples), size)
-    ]
-    return PretrainSetup(model, stream, eval_batches, init_note, eval_examples)
+    dev = dev_subset(list(read_corpus(corpus, "dev")), cfg.data, cfg.training.seed + 1)
+    return train_samples, dev
 
 
-def run_pretrain(
-    tables: Sequence[str | Path],
-    out: str | Path,
-    config: str = "tiny",
-    objectives: Sequence[str] | None = None,
-    steps: int | None = None,
-    init: str = "random",
-    overrides: Sequence[str] = (),
-    progress: bool = True,
-    stop_at: int | None = None,
-    corpus: str | Path | None = None,
-) -> TrainResult:
-    """Pretrain on a corpus (`corpus`) or on `tables` into `out` (resuming from its
-    checkpoints); `stop_at` ends the run early at that update, as a kill would, leaving a
-    checkpoint to resume from. Under torchrun every rank calls this; rank 0 writes."""
-    if (corpus is None) == (not tables):
-        raise FortapError("pretrain needs either --corpus or --tables (not both)")
-    extra = list(overrides)
-    if objectives:
-        extra.append("objectives.use=" + ",".join(objectives))
-    if steps is not None:
-        extra.append(f"training.steps={steps}")
-    if not progress:
-        extra.append("training.progress=false")
-    cfg = load_config(config, extra)
+@dataclass(frozen=True)
+class PretrainRequest:
+    """One `fortap pretrain` run: where the data comes from, where the run goes, and how the
+    run config is composed (preset, then the shorthands below, then `overrides`)."""
+
+    out: Path  # run folder (resumed when it holds checkpoints)
+    tables: tuple[Path, ...] = ()  # Table JSONL / HiTab JSON files or folders ...
+    corpus: Path | None = None  # ... or a built corpus (exactly one of the two)
+    config: str = "tiny"  # preset name or YAML path
+    objectives: tuple[str, ...] = ()  # objectives.use shorthand (empty = the preset's)
+    steps: int | None = None  # training.steps shorthand
+    init: str = "random"  # random or minilm
+    overrides: tuple[str, ...] = ()  # dotted KEY=VALUE overrides
+    progress: bool = True  # progress bar
+    stop_at: int | None = None  # end at this update, as a kill would (checkpoint left)
+
+    def __post_init__(self) -> None:
+        if (self.corpus is None) == (not self.tables):
+            raise FortapError("pretrain needs either --corpus or --tables (not both)")
+
+    def run_config(self) -> RunConfig:
+        extra = list(self.overrides)
+        if self.objectives:
+            extra.append("objectives.use=" + ",".join(self.objectives))
+        if self.steps is not None:
+            extra.append(f"training.steps={self.steps}")
+        if not self.progress:
+            extra.append("training.progress=false")
+        return load_config(self.config, extra)
+
+
+def run_pretrain(request: PretrainRequest) -> TrainResult:
+    """Pretrain as `request` says into `request.out` (resuming from its checkpoints); writes
+    `config.json`, `metrics.jsonl`, checkpoints and `encoder/`. Under torchrun every rank
+    calls this; rank 0 writes."""
+    cfg = request.run_config()
     dist = init_from_env()
     try:
-        if corpus is not None:
-            setup, source = setup_corpus(cfg, corpus, init, dist), {"corpus": str(corpus)}
+        if request.corpus is not None:
+            setup = setup_pretrain(cfg, request.corpus, request.init, dist)
+            source: dict = {"corpus": str(request.corpus)}
         else:
-            all_tables = load_tables(tables, cfg.data.max_tables)
-            setup, source = setup_pretrain(cfg, all_tables, init, dist), {"tables": len(all_tables)}
-        out = Path(out)
-        run_info = {"config": cfg.to_dict(), "init": init, "init_report": setup.init_note}
+            all_tables = read_tables(request.tables, cfg.data.max_tables)
+            setup = setup_pretrain(cfg, all_tables, request.init, dist)
+            source = {"tables": len(all_tables)}
+        out = Path(request.out)
+        run_info = {"config": cfg.to_dict(), "init": request.init, "init_report": setup.init_note}
         run_info.update(source, world=dist.world, eval_batches=len(setup.eval_batches))
         if dist.is_main:
             out.mkdir(parents=True, exist_ok=True)
@@ -325,7 +319,7 @@ def run_pretrain(
             cfg.optim,
             out,
             eval_batches=setup.eval_batches,
-            stop_at=stop_at,
+            stop_at=request.stop_at,
             dist=dist,
         )
         if dist.is_main:
