@@ -18,7 +18,6 @@ Letters: B batch, C cells, N masked operators, M masked references, D hidden.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import torch
@@ -149,30 +148,6 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
     return {"acc": (op_hits + ref_hits) / n if n else 0.0, "n": float(n),
             "acc_op": op_hits / n_op if n_op else 0.0, "n_op": float(n_op),
             "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n_ref": float(n_ref)}  # fmt: skip
-
-
-def baseline(
-    values: list[dict | None], cells: list[int] | None = None, majority: int | None = None
-) -> dict[str, float]:
-    """Trivial predictors on built targets: operators by one label, `majority` or by default
-    these targets' most frequent one (`majority_op`); references by a uniform guess among the
-    example's cells (`cells[i]` = cells of example i), whose expected accuracy is 1/cells, or 0
-    when `cells` is not given."""
-    labels = Counter(y for v in values if v for y in v["op_labels"])
-    n_op = sum(labels.values())
-    if majority is None:
-        majority = labels.most_common(1)[0][0] if labels else -1
-    op_hits = labels[majority]
-    n_ref = sum(len(v["ref_cells"]) for v in values if v)
-    ref_hits = 0.0
-    if cells is not None:
-        ref_hits = sum(
-            len(v["ref_cells"]) / max(1, k) for v, k in zip(values, cells, strict=True) if v
-        )
-    n = n_op + n_ref
-    return {"acc": (op_hits + ref_hits) / n if n else 0.0, "acc_op": op_hits / n_op if n_op else 0.0,
-            "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n": float(n),
-            "majority_op": float(majority)}  # fmt: skip
 
 
 OBJECTIVE = Objective(
