@@ -65,8 +65,8 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
 from fortap.encoding.collate import collate  # noqa: E402
+from fortap.encoding.formula_targets import FORMULA_KEY  # noqa: E402
 from fortap.evaluation.by_workbook import evaluate_by_book  # noqa: E402
 from fortap.training.loop import train  # noqa: E402
 from fortap.training.pretrain import setup_pretrain  # noqa: E402

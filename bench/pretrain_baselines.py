@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import Example
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.evaluation.by_workbook import Tally, books_of, bootstrap_gap, effective_books, tallies
 from fortap.objectives import ncp, nrp
 from fortap.objectives.base import f1
@@ -63,13 +63,13 @@ def nrp_fitted_position_rule(
     clipped = lambda gap: min(high, max(low, gap))  # noqa: E731
     for x in train:
         facts = x.targets.get(FORMULA_KEY)
-        if not facts or not facts["formula_header"] or not facts["positives"]:
+        if not facts or not facts.formula_header or not facts.positives:
             continue
-        pos, neg = facts["positives"], facts["negatives"]
+        pos, neg = facts.positives, facts.negatives
         keep = min(1.0, nrp.NrpConfig.negative_ratio * len(pos) / len(neg)) if neg else 0.0
         for cells, label, weight in ((pos, 1, 1.0), (neg, 0, keep)):
             for cell in cells:
-                gap = clipped(nrp.pair_offset(x, facts["formula_header"], cell))
+                gap = clipped(nrp.pair_offset(x, facts.formula_header, cell))
                 votes.setdefault(gap, [0.0, 0.0])[label] += weight
     said = {gap: v[1] > v[0] for gap, v in votes.items()}
     return _score_offsets(examples, lambda gap: said.get(clipped(gap), False))
@@ -106,8 +106,10 @@ def ncp_baseline(values: list[dict | None], majority: int | None = None) -> dict
             "majority_class": float(majority)}  # fmt: skip
 
 
-def ncp_class_counts(facts: list[dict | None], cfg: ncp.NcpConfig | None = None) -> Counter:
-    """NCP classes of corpus formula facts (`targets["formula"]` of samples), as `targets` would
+def ncp_class_counts(
+    facts: list[FormulaTargets | None], cfg: ncp.NcpConfig | None = None
+) -> Counter:
+    """NCP classes of corpus formula facts (`targets[FORMULA_KEY]` of samples), as `targets` would
     draw them, e.g. to find the training split's majority class."""
     cfg = cfg or ncp.NcpConfig()
     return Counter(label for f in facts for label, _ in ncp.operand_groups(f, cfg))

@@ -18,6 +18,7 @@ from bench.pretrain_baselines import (
     nrp_position_rule,
 )
 
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.objectives import ncp, nrp
 from fortap.objectives.base import TargetContext
 from fortap.training.run_config import load_config
@@ -74,9 +75,9 @@ def test_baseline_with_a_given_class_and_training_class_counts():
     assert ncp_baseline(values, majority=13)["acc"] == pytest.approx(1 / 3)
     assert ncp_baseline(values, majority=7)["acc"] == 0.0
     facts = [
-        {"mode": "tag", "ncp": [[13, [2, 3]], [13, [4, 5]]]},
-        {"mode": "tokens", "ncp": [[1, [2, 3]], [1, [2, 3]], [1, [2, 3]]]},  # skipped: tokens
-        {"mode": "value", "ncp": [[1, [6, 7]]]},
+        FormulaTargets(cell=1, mode="tag", ncp=((13, (2, 3)), (13, (4, 5)))),
+        FormulaTargets(cell=1, mode="tokens", ncp=((1, (2, 3)),) * 3),  # skipped: tokens
+        FormulaTargets(cell=1, mode="value", ncp=((1, (6, 7)),)),
         None,
     ]
     assert ncp_class_counts(facts) == {13: 2, 1: 1}
@@ -88,7 +89,7 @@ def test_position_rule_answers_the_training_majority_per_operand_shape(tokenizer
     # E2 =B2+C2, E3 =SUM(B3:D3), B4 =B2+B3, C4 =SUM(C2:C3), D4 =D2-D3, E4 =E2+E3
     train = [formula_example(tokenizer, rc, "value") for rc in cells]
     e2 = train[0]
-    assert ncp_operand_shape(e2, e2.targets["formula"]["ncp"][0][1]) == (2, 1, 0, 1)
+    assert ncp_operand_shape(e2, e2.targets[FORMULA_KEY].ncp[0][1]) == (2, 1, 0, 1)
     # shapes: E2 (2, 1, 0, 1) +; E3 (2, 1, 0, 2) SUM; the four column pairs (2, 0, 1, 1)
     # are +, SUM, -, +, so that shape answers + and misses C4 and D4
     assert ncp_position_rule(train, train) == {"acc": pytest.approx(4 / 6), "n": 6.0}
@@ -115,7 +116,9 @@ def test_baseline_with_a_fixed_operator():
 
 
 def test_class_counts_take_neighbour_groups_even_when_the_formula_is_shown_as_tokens():
-    facts = {"mode": "tokens", "ncp": [[13, [2, 3]]], "ncp_neighbours": [[1, [4, 5]]]}
+    facts = FormulaTargets(
+        cell=1, mode="tokens", ncp=((13, (2, 3)),), ncp_neighbours=((1, (4, 5)),)
+    )
     assert ncp_class_counts([facts]) == {1: 1}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.objectives import formula_mlm
 from fortap.objectives.base import TargetContext
@@ -19,7 +20,7 @@ def build(example, vocab, rate, seed=0):
 
 def test_operators_are_masked_and_labelled(tokenizer, vocab):
     ex = formula_example(tokenizer, (2, 4), "tokens")  # [SUM] [:] [RANGE] [RANGE]
-    sep = ex.cell_ids.index(ex.targets["formula"]["cell"])
+    sep = ex.cell_ids.index(ex.targets[FORMULA_KEY].cell)
     out = build(ex, vocab, rate=1.0)
     assert out.targets["formula_mlm"] == {"op_positions": [sep + 1], "op_labels": [FORMULA_VOCAB_INDEX["[SUM]"]],
                                           "ref_positions": [], "ref_cells": []}  # fmt: skip

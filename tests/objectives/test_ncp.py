@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from fortap.encoding.formula_targets import FormulaTargets
 from fortap.formula.targets import NCP_INDEX
 from fortap.objectives import ncp
 from fortap.objectives.base import TargetContext
@@ -63,10 +66,12 @@ def test_empty_batch_has_zero_loss(tokenizer, vocab, example):
 
 
 def test_neighbour_groups_count_even_when_the_formula_is_shown_as_tokens():
-    facts = {"mode": "tokens", "ncp": [[13, [2, 3]]], "ncp_neighbours": [[1, [4, 5]]]}
-    assert ncp.operand_groups(facts, ncp.NcpConfig()) == [[1, [4, 5]]]
-    assert ncp.operand_groups({**facts, "mode": "tag"}, ncp.NcpConfig()) == [
-        [13, [2, 3]],
-        [1, [4, 5]],
+    facts = FormulaTargets(
+        cell=1, mode="tokens", ncp=((13, (2, 3)),), ncp_neighbours=((1, (4, 5)),)
+    )
+    assert ncp.operand_groups(facts, ncp.NcpConfig()) == [(1, (4, 5))]
+    assert ncp.operand_groups(replace(facts, mode="tag"), ncp.NcpConfig()) == [
+        (13, (2, 3)),
+        (1, (4, 5)),
     ]
     assert ncp.operand_groups(None, ncp.NcpConfig()) == []

@@ -1,6 +1,6 @@
 """Formula masked language modelling (`formula_mlm`; ForTaP's formula MLM, reference note §6.7).
 
-Only for samples that show their formula as tokens (`targets["formula"]["tokens"]`). With
+Only for samples that show their formula as tokens (`FormulaTargets.tokens`). With
 chance `operator_rate` every operator and function token of the formula is masked, otherwise
 every reference token (when the drawn kind has none, the other kind is masked):
 
@@ -24,8 +24,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import Batch, Example
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.formula.tokens import FORMULA_VOCAB
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
@@ -58,14 +58,14 @@ def targets(example: Example, cfg: FormulaMlmConfig, ctx: TargetContext) -> Exam
         "ref_positions": [],
         "ref_cells": [],
     }
-    tokens = facts["tokens"] if facts else []
+    tokens = facts.tokens if facts else ()
     ops = [t for t in tokens if t[1] == "op"]
     refs = [t for t in tokens if t[1] == "ref"]
     if ops or refs:
         use_ops = ctx.rng.random() < cfg.operator_rate
         if not (ops if use_ops else refs):
             use_ops = not use_ops
-        sep = cell_spans(example)[facts["cell"]][0]  # the formula cell's [SEP]
+        sep = cell_spans(example)[facts.cell][0]  # the formula cell's [SEP]
         for offset, _, vocab, ref in ops if use_ops else refs:
             pos = sep + offset
             assert example.token_ids[pos] == FORMULA_TOKEN_BASE + vocab, (

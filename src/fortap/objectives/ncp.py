@@ -3,7 +3,7 @@
 For each operator or function among the paper's 17 (`fortap.formula.targets.NCP_CLASSES`:
 the 13 operators, SUM, AVERAGE, MAX, MIN) whose direct operands are all numeric cell
 references, the states of those operand cells are mean-pooled and classified into the 17
-classes. The groups come with the corpus sample (`targets["formula"]["ncp"]`, cell ids, only
+classes. The groups come with the corpus sample (`FormulaTargets.ncp`, cell ids, only
 groups whose cells are all in the input); nothing is random here. Besides the sample's own
 formula, the table's other kept formulas whose operands are all in the input give groups too
 (`ncp_neighbours`: those cells show values, so their operators are not in the input); the
@@ -23,8 +23,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.corpus.samples import FORMULA_KEY, all_ncp_groups
 from fortap.encoding.example import Batch, Example
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.formula.targets import NCP_CLASSES
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
@@ -53,12 +53,12 @@ def targets(example: Example, cfg: NcpConfig, ctx: TargetContext) -> Example:
     return out
 
 
-def operand_groups(facts: dict | None, cfg: NcpConfig) -> list:
+def operand_groups(facts: FormulaTargets | None, cfg: NcpConfig) -> list:
     """The NCP groups of a sample's formula facts: its formula's (unless shown as tokens and
     `skip_formula_tokens`), then those of the table's other formulas (`ncp_neighbours`)."""
     if not facts:
         return []
-    return all_ncp_groups(facts, own=not (cfg.skip_formula_tokens and facts["mode"] == "tokens"))
+    return facts.ncp_groups(own=not (cfg.skip_formula_tokens and facts.mode == "tokens"))
 
 
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:

@@ -28,7 +28,6 @@ from pathlib import Path
 import torch
 
 from fortap.config import ConfigError
-from fortap.corpus.samples import FORMULA_KEY
 from fortap.corpus.snippets import (
     CONTEXT_LEAD,
     SNIPPETS,
@@ -37,6 +36,7 @@ from fortap.corpus.snippets import (
     split_context,
 )
 from fortap.encoding.example import Example
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.errors import FortapError
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.vocab import Vocab
