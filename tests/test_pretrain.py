@@ -107,7 +107,7 @@ def test_pretrain_cli_needs_tables_or_a_corpus(tmp_path):
 def test_dev_subset_caps_each_workbook_then_the_total():
     from types import SimpleNamespace
 
-    from fortap.training.pretrain import dev_subset
+    from fortap.training.pretrain_data import dev_subset
     from fortap.training.run_config import DataConfig
 
     books = ["big"] * 50 + ["mid"] * 6 + ["one"]
@@ -128,7 +128,7 @@ def test_train_per_book_caps_the_training_samples_of_each_workbook():
 
     import pytest
 
-    from fortap.training.pretrain import per_book
+    from fortap.training.pretrain_data import per_book
     from fortap.training.run_config import DataConfig
 
     samples = [SimpleNamespace(meta={"book_key": b}) for b in ["a"] * 9 + ["b"] * 2]
