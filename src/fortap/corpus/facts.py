@@ -69,8 +69,7 @@ def kept_formulas(
     formulas = formulas if formulas is not None else parse_table_formulas(table)
     verdicts: Counter[str] = Counter()
     passed: dict[RC, Formula] = {}
-    for rc in formulas.cells():
-        formula = formulas.get(rc)
+    for rc, formula in formulas.items():
         if formula is None:
             verdicts["unparsable"] += 1
             continue

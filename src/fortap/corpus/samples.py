@@ -107,7 +107,7 @@ def formula_sample(
 
 def _own_formula(facts: FormulaFacts) -> TableFormulas:
     """The one parsed formula a sample shows as tokens, when the caller gave no table formulas."""
-    return TableFormulas({facts.cell: facts.formula}, {})
+    return {facts.cell: facts.formula}
 
 
 def formula_targets(

@@ -9,8 +9,7 @@ again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 from fortap.errors import FortapError
 from fortap.formula.formula import Formula, parse_formula
@@ -19,23 +18,8 @@ from fortap.table.model import Table
 RC = tuple[int, int]  # table-relative (row, col)
 
 
-@dataclass(frozen=True)
-class TableFormulas:
-    """The parsed formulas of one table by table cell, and the cells whose formula does not
-    parse (with the error's message)."""
-
-    parsed: Mapping[RC, Formula]
-    unparsable: Mapping[RC, str]
-
-    def get(self, rc: RC) -> Formula | None:
-        return self.parsed.get(rc)
-
-    def __contains__(self, rc: object) -> bool:
-        return rc in self.parsed or rc in self.unparsable
-
-    def cells(self) -> Iterator[RC]:
-        """Every formula cell, row-major."""
-        return iter(sorted([*self.parsed, *self.unparsable]))
+# every formula cell of a table, row-major -> its `Formula`, or None when the text does not parse
+TableFormulas = Mapping[RC, Formula | None]
 
 
 def parse_table_cell(table: Table, rc: RC) -> Formula:
@@ -46,16 +30,16 @@ def parse_table_cell(table: Table, rc: RC) -> Formula:
     return parse_formula(cell.formula, table.sheet, sheet_cell, cell.array_formula)
 
 
-def parse_table_formulas(table: Table) -> TableFormulas:
-    """Every formula cell of `table` parsed once (see module doc)."""
-    parsed: dict[RC, Formula] = {}
-    unparsable: dict[RC, str] = {}
+def parse_table_formulas(table: Table) -> dict[RC, Formula | None]:
+    """Every formula cell of `table` parsed once, row-major; None where the text does not
+    parse (see module doc)."""
+    out: dict[RC, Formula | None] = {}
     for r, row in enumerate(table.cells):
         for c, cell in enumerate(row):
             if cell.formula is None:
                 continue
             try:
-                parsed[r, c] = parse_table_cell(table, (r, c))
-            except FortapError as err:
-                unparsable[r, c] = str(err)
-    return TableFormulas(parsed, unparsable)
+                out[r, c] = parse_table_cell(table, (r, c))
+            except FortapError:
+                out[r, c] = None
+    return out
