@@ -47,8 +47,8 @@ from fortap.model.config import ModelConfig  # noqa: E402
 from fortap.model.encoder import FortapEncoder  # noqa: E402
 from fortap.model.precision import (  # noqa: E402
     bf16_autocast_supported,
-    bf16_inference_supported,
     cpu_autocast,
+    use_bf16,
 )
 from fortap.model.pretrained import load_minilm  # noqa: E402
 
@@ -345,8 +345,8 @@ def main() -> None:
                         help="cores other processes may use during a clean step")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write results and targets here")
     args = parser.parse_args()
-    train_bf16 = args.bf16 == "on" or (args.bf16 == "auto" and bf16_autocast_supported())
-    infer_bf16 = args.bf16 == "on" or (args.bf16 == "auto" and bf16_inference_supported())
+    train_bf16 = use_bf16(args.bf16)
+    infer_bf16 = use_bf16(args.bf16, inference=True)
     dtypes = {"train": ["fp32", "bf16"] if train_bf16 else ["fp32"],
               "infer": ["fp32", "bf16"] if infer_bf16 else ["fp32"]}  # fmt: skip
     gen = torch.Generator().manual_seed(0)

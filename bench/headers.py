@@ -45,6 +45,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fortap.objectives.base import f1
 from fortap.sheet.model import Cell, CellStyle, Region, Sheet
 from fortap.table.detect import build_table, detect_tables
 from fortap.table.model import HeaderNode, Table
@@ -197,10 +198,6 @@ def baseline_labels(tables: Iterable[Table]) -> dict[tuple[int, int], str]:
                 elif c == 0:
                     out[key] = "attributes"
     return out
-
-
-def f1(tp: int, fp: int, fn: int) -> float:
-    return 2 * tp / max(2 * tp + fp + fn, 1)
 
 
 def run_saus(limit: int | None) -> dict[str, dict[str, float]]:

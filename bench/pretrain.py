@@ -24,12 +24,12 @@ learning rate has decayed to 0 when the budget is spent however the calibration 
 The end evaluation goes workbook by workbook (`evaluate_by_book`), and a second table gives,
 for the gaps that decide the targets, a 95 % interval from resampling the dev workbooks with
 replacement, with the number of workbooks that carry the targets and how many equally sized
-ones they amount to (`fortap.evaluation.pretrain_gaps`): the dev split's NRP pairs come from a few
+ones they amount to (`pretrain_baselines.gap_rows`): the dev split's NRP pairs come from a few
 dozen workbooks, so a gap of 0.05 may lie inside the interval. NRP's hand position rule is
 given against the majority class the same way, as a measure of how wide the bar is.
 
 Per objective the table shows the dev metric at the start and at the end, the majority-class
-baseline measured on the same dev targets (`baseline()` of each objective: NRP = pair accuracy
+baseline measured on the same dev targets (`pretrain_baselines`: NRP = pair accuracy
 of the majority class (negative; its F1 is 0), with the F1 of calling every pair positive beside
 it as the stricter F1 reference, NCP = the training split's most frequent operator class, with the dev
 split's own most frequent class beside it as `acc_oracle`, formula MLM = the most frequent
@@ -65,14 +65,24 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from fortap.config import load_config  # noqa: E402
-from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
 from fortap.encoding.collate import collate  # noqa: E402
+from fortap.encoding.formula_targets import FORMULA_KEY  # noqa: E402
 from fortap.evaluation.by_workbook import evaluate_by_book  # noqa: E402
-from fortap.evaluation.pretrain_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
-from fortap.objectives import formula_mlm, ncp, nrp_baselines  # noqa: E402
-from fortap.pretrain import setup_corpus  # noqa: E402
 from fortap.training.loop import train  # noqa: E402
+from fortap.training.pretrain import setup_pretrain  # noqa: E402
+from fortap.training.run_config import load_config  # noqa: E402
+from pretrain_baselines import (  # noqa: E402
+    baseline_tallies,
+    formula_mlm_baseline,
+    gap_rows,
+    ncp_baseline,
+    ncp_class_counts,
+    ncp_position_rule,
+    nrp_baseline,
+    nrp_fitted_position_rule,
+    nrp_position_rule,
+    print_gaps,
+)
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
 MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute
@@ -93,33 +103,33 @@ def baselines(examples: list, train_samples: list) -> dict[str, dict[str, float]
     """Majority-class baselines of the ForTaP objectives on the dev examples' targets. NCP's is
     the training split's most frequent class (a constant classifier fitted on train); the dev
     split's own most frequent class is kept beside it as `acc_oracle` (it has seen dev labels).
-    NRP also gets a rule that reads positions only (`nrp_baselines.position_rule`: the 3
+    NRP also gets a rule that reads positions only (`nrp_position_rule`: the 3
     headers before the formula header are the referenced ones) as `acc_rule` / `f1_rule`, the
     same kind of rule fitted on the training samples' header pairs
-    (`nrp_baselines.fitted_position_rule`) as `acc_fit`, and NCP one fitted on the training
-    groups (`ncp.position_rule`: the most frequent class per operand shape) as `acc_rule`;
+    (`nrp_fitted_position_rule`) as `acc_fit`, and NCP one fitted on the training
+    groups (`ncp_position_rule`: the most frequent class per operand shape) as `acc_rule`;
     reported, no target."""
     values = {
         name: [e.targets.get(name) for e in examples] for name in ("nrp", "ncp", "formula_mlm")
     }
     cells = [len(e.cell_coords) for e in examples]
     train_facts = [x.targets.get(FORMULA_KEY) for x in train_samples]
-    train_top = ncp.class_counts(train_facts).most_common(1)[0][0]
-    rule = nrp_baselines.position_rule(examples)
-    fit = nrp_baselines.fitted_position_rule(train_samples, examples)
+    train_top = ncp_class_counts(train_facts).most_common(1)[0][0]
+    rule = nrp_position_rule(examples)
+    fit = nrp_fitted_position_rule(train_samples, examples)
     return {
         "nrp": {
-            **nrp_baselines.baseline(values["nrp"]),
+            **nrp_baseline(values["nrp"]),
             "acc_rule": rule["acc"],
             "f1_rule": rule["f1"],
             "acc_fit": fit["acc"],
         },
         "ncp": {
-            **ncp.baseline(values["ncp"], majority=train_top),
-            "acc_oracle": ncp.baseline(values["ncp"])["acc"],
-            "acc_rule": ncp.position_rule(train_samples, examples)["acc"],
+            **ncp_baseline(values["ncp"], majority=train_top),
+            "acc_oracle": ncp_baseline(values["ncp"])["acc"],
+            "acc_rule": ncp_position_rule(train_samples, examples)["acc"],
         },
-        "formula_mlm": formula_mlm.baseline(values["formula_mlm"], cells),
+        "formula_mlm": formula_mlm_baseline(values["formula_mlm"], cells),
     }
 
 
@@ -247,7 +257,7 @@ def main() -> None:
     args = parser.parse_args()
     began = time.perf_counter()
     cfg = run_config(args.objectives, args.eval_samples, args.eval_per_book, args.set)
-    setup = setup_corpus(cfg, args.corpus, "minilm")
+    setup = setup_pretrain(cfg, args.corpus, "minilm")
     print(setup.init_note)
     print(f"setup {time.perf_counter() - began:.0f}s; {len(setup.eval_examples)} dev examples")
     base = baselines(setup.eval_examples, setup.stream.items)

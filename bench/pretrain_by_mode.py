@@ -28,10 +28,10 @@ import json  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from fortap.corpus.samples import FORMULA_KEY  # noqa: E402
+from fortap.encoding.formula_targets import FORMULA_KEY  # noqa: E402
 from fortap.model.state_file import load_state  # noqa: E402
-from fortap.pretrain import setup_corpus  # noqa: E402
 from fortap.training.checkpoint import MODEL_FILE, latest_checkpoint  # noqa: E402
+from fortap.training.pretrain import setup_pretrain  # noqa: E402
 from pretrain import OBJECTIVES, run_config  # noqa: E402
 
 
@@ -39,12 +39,12 @@ def nrp_groups(example, label: int, candidate: int) -> list[str]:
     """The groups one NRP pair counts in: all, its mode, and for a tokens-mode positive
     whether a reference token points into the candidate header's column or row."""
     facts = example.targets[FORMULA_KEY]
-    mode = facts["mode"]
+    mode = facts.mode
     groups = ["all", mode, f"{mode} {'positive' if label else 'negative'}"]
     if mode == "tokens" and label:
-        axis = 1 if facts["side"] == "top" else 0
+        axis = 1 if facts.side == "top" else 0
         at = example.cell_coords[candidate - 1][axis]
-        refs = [example.cell_coords[ref - 1] for _, kind, _, ref in facts["tokens"]
+        refs = [example.cell_coords[ref - 1] for _, kind, _, ref in facts.tokens
                 if kind == "ref" and ref]  # fmt: skip
         groups.append("tokens positive, pointed" if any(r[axis] == at for r in refs)
                       else "tokens positive, interior")  # fmt: skip
@@ -78,7 +78,7 @@ def by_mode(setup) -> list[dict]:
             answers = model.heads["ncp"](out, batch).argmax(-1)  # (G,)
             for j, answer in enumerate(answers.tolist()):
                 example = examples[int(target["batch_index"][j])]
-                groups = ["all", example.targets[FORMULA_KEY]["mode"]]
+                groups = ["all", example.targets[FORMULA_KEY].mode]
                 count("ncp", groups, answer, int(target["labels"][j]))
     return [
         {"objective": name, "group": group, "acc": right / n, "n": n,
@@ -115,7 +115,7 @@ def main() -> None:
             f"{args.run}: no checkpoints/step-N folder (a bench/pretrain.py --out run?)"
         )
     cfg = run_config(args.objectives, 0, args.eval_per_book, args.set)
-    setup = setup_corpus(cfg, args.corpus, "minilm")
+    setup = setup_pretrain(cfg, args.corpus, "minilm")
     load_state(setup.model, checkpoint / MODEL_FILE)
     print(f"{checkpoint}: {len(setup.eval_examples)} dev examples")
     rows = by_mode(setup)

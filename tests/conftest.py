@@ -3,12 +3,15 @@ one MiniLM tokenizer per worker, and one intra-op thread per test process."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
+if str(REPO) not in sys.path:  # bench-only helpers are tested as `bench.<module>`
+    sys.path.insert(0, str(REPO))
 
 
 @pytest.fixture(scope="session")

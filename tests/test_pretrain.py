@@ -49,12 +49,13 @@ def test_pretrain_cli_rejects_an_unknown_objective(data_dir, tmp_path):
 def test_examples_from_real_tables_fit_the_budget(data_dir):
     import random
 
-    from fortap.config import load_config
-    from fortap.pretrain import load_tables, setup_pretrain
+    from fortap.table.io import read_tables
+    from fortap.training.pretrain import setup_pretrain
+    from fortap.training.run_config import load_config
 
     files = sorted((data_dir / "hitab" / "tables" / "raw").glob("*.json"))[:30]
     cfg = load_config("tiny", ["data.eval_tables=2"])
-    setup = setup_pretrain(cfg, load_tables(files))
+    setup = setup_pretrain(cfg, read_tables(files))
     rng = random.Random(0)
     lengths = []
     for table in setup.stream.items:
@@ -106,8 +107,8 @@ def test_pretrain_cli_needs_tables_or_a_corpus(tmp_path):
 def test_dev_subset_caps_each_workbook_then_the_total():
     from types import SimpleNamespace
 
-    from fortap.config import DataConfig
-    from fortap.pretrain import dev_subset
+    from fortap.training.pretrain_data import dev_subset
+    from fortap.training.run_config import DataConfig
 
     books = ["big"] * 50 + ["mid"] * 6 + ["one"]
     samples = [SimpleNamespace(meta={"book_key": b}, i=i) for i, b in enumerate(books)]
@@ -127,8 +128,8 @@ def test_train_per_book_caps_the_training_samples_of_each_workbook():
 
     import pytest
 
-    from fortap.config import DataConfig
-    from fortap.pretrain import per_book
+    from fortap.training.pretrain_data import per_book
+    from fortap.training.run_config import DataConfig
 
     samples = [SimpleNamespace(meta={"book_key": b}) for b in ["a"] * 9 + ["b"] * 2]
     kept = per_book(samples, 3, random.Random(0))
@@ -144,10 +145,10 @@ def test_corpus_table_samples_give_table_context_choices(data_dir, tmp_path):
     and distractors (from the train split's snippets) on a corpus too."""
     import json as _json
 
-    from fortap.config import load_config
     from fortap.corpus.build import run_build_corpus
     from fortap.corpus.split import book_key
-    from fortap.pretrain import setup_corpus
+    from fortap.training.pretrain import setup_pretrain
+    from fortap.training.run_config import load_config
 
     files = sorted((data_dir / "hitab" / "tables" / "raw").glob("*.json"))[:8]
     split = {book_key(str(f)): "dev" if i < 2 else "train" for i, f in enumerate(files)}
@@ -158,7 +159,7 @@ def test_corpus_table_samples_give_table_context_choices(data_dir, tmp_path):
     run_build_corpus([tmp_path / "raw"], tmp_path / "c", progress=False,
                      split_overrides=tmp_path / "s.json")  # fmt: skip
     cfg = load_config("tiny", ["data.max_tokens=256", "training.batch_size=2"])
-    setup = setup_corpus(cfg, tmp_path / "c")
+    setup = setup_pretrain(cfg, tmp_path / "c")
     assert setup.stream.make.negatives  # the train samples' snippets
     labels = [label for e in setup.eval_examples for label in e.targets["table_context"]["labels"]]
     assert 1 in labels and 0 in labels

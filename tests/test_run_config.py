@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fortap.config import ConfigError, load_config
+from fortap.config import ConfigError
+from fortap.training.run_config import load_config
 
 
 def test_defaults_compose_every_component():
@@ -44,7 +45,7 @@ def test_dotted_overrides_take_the_type_of_the_default():
 
 
 def test_round_trip_through_a_dict():
-    from fortap.config import from_dict
+    from fortap.training.run_config import from_dict
 
     cfg = load_config("tiny", ["objectives.cell_cloze.max_cells=4"])
     assert from_dict(cfg.to_dict()) == cfg

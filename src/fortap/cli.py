@@ -125,11 +125,14 @@ def pretrain(
     threads: ThreadsOption = 0,
 ) -> None:
     """Pretrain the table encoder (TUTA's and ForTaP's objectives); runs under torchrun too."""
-    from fortap.pretrain import run_pretrain
+    from fortap.training.pretrain import PretrainRequest, run_pretrain
 
     _set_threads(threads)
-    names = [n.strip() for n in (objectives or "").split(",") if n.strip()]
-    run_pretrain(tables or [], out, config, names, steps, init, set_ or [], progress, None, corpus)
+    names = tuple(n.strip() for n in (objectives or "").split(",") if n.strip())
+    request = PretrainRequest(
+        out, tuple(tables or ()), corpus, config, names, steps, init, tuple(set_ or ()), progress
+    )
+    run_pretrain(request)
 
 
 @app.command()

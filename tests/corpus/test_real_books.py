@@ -37,17 +37,17 @@ def check(ex, table):
     facts = ex.targets[FORMULA_KEY]
     n = len(ex.cell_coords)
     at = {k: tuple(rc) for k, rc in enumerate(ex.cell_coords, start=1)}
-    assert at[facts["cell"]] and table.cell(*at[facts["cell"]]).formula == ex.meta["formula"]
-    assert not set(facts["positives"]) & set(facts["negatives"])
-    assert facts["formula_header"] not in facts["positives"] + facts["negatives"]
-    for cell in facts["positives"] + facts["negatives"] + facts["referenced"]:
+    assert at[facts.cell] and table.cell(*at[facts.cell]).formula == ex.meta["formula"]
+    assert not set(facts.positives) & set(facts.negatives)
+    assert facts.formula_header not in (*facts.positives, *facts.negatives)
+    for cell in (*facts.positives, *facts.negatives, *facts.referenced):
         assert 1 <= cell <= n
-    for label, cells in facts["ncp"]:
+    for label, cells in facts.ncp:
         assert 0 <= label < 17 and all(table.cell(*at[c]).kind == "number" for c in cells)
-    if facts["mode"] != "tokens":
+    if facts.mode != "tokens":
         return
-    sep = ex.cell_ids.index(facts["cell"])
-    for offset, kind, vocab, ref in facts["tokens"]:
+    sep = ex.cell_ids.index(facts.cell)
+    for offset, kind, vocab, ref in facts.tokens:
         assert ex.token_ids[sep + offset] == FORMULA_TOKEN_BASE + vocab
         if kind == "ref" and ref:
             assert (ex.rows[sep + offset], ex.cols[sep + offset]) == at[ref]

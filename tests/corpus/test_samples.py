@@ -13,6 +13,7 @@ from fortap.corpus.samples import (
     sample_rng,
     table_sample,
 )
+from fortap.encoding.formula_targets import FormulaTargets
 from fortap.encoding.serialize import SerializeConfig
 
 from .formula_tables import sales_table
@@ -34,21 +35,21 @@ def test_sum_formula_as_tokens(tokenizer):
         "[CLS] [SEP] item [SEP] 2019 [SEP] 2020 [SEP] 2021 [SEP] total [SEP] north [SEP] 30 "
         "[SEP] south [SEP] 30 [SEP] 40 [SEP] 6 [SEP] [SUM] [:] [RANGE] [RANGE] [SEP] total [SEP] 106"
     )
-    assert ex.targets[FORMULA_KEY] == {
-        "cell": 12,
-        "mode": "tokens",
+    assert ex.targets[FORMULA_KEY] == FormulaTargets(
+        cell=12,
+        mode="tokens",
         # [SUM] is vocab 20, [:] 2, [RANGE] 3; the range ends point at B3 (cell 9) and D3 (11)
-        "tokens": [[1, "op", 20, 0], [2, "other", 2, 0], [3, "ref", 3, 9], [4, "ref", 3, 11]],
-        "side": "top",
-        "formula_header": 5,
-        "positives": [2, 3, 4],
-        "negatives": [],
-        "row_header": 8,
-        "col_header": 5,
-        "referenced": [9, 10, 11],
-        "ncp": [[13, [9, 11]]],
-        "ncp_neighbours": [],
-    }
+        tokens=((1, "op", 20, 0), (2, "other", 2, 0), (3, "ref", 3, 9), (4, "ref", 3, 11)),
+        side="top",
+        formula_header=5,
+        positives=(2, 3, 4),
+        negatives=(),
+        row_header=8,
+        col_header=5,
+        referenced=(9, 10, 11),
+        ncp=((13, (9, 11)),),
+        ncp_neighbours=(),
+    )
     assert ex.meta["formula"] == "=SUM(B3:D3)" and ex.meta["formula_cell"] == "E3"
 
 
@@ -63,29 +64,29 @@ def test_other_formulas_with_operands_in_the_input_give_ncp_groups(tokenizer):
         # E4 =E2+E3 has both operands in column 4; E3 =SUM(B3:D3), B4 =B2+B3, C4 and D4 have
         # an operand off row 1 and column 4; E2's own group stays in `ncp`
         facts = ex.targets[FORMULA_KEY]
-        assert facts["ncp_neighbours"] == [[1, [ids[(1, 4)], ids[(2, 4)]]]], mode
-        assert facts["ncp"] == [[1, [ids[(1, 1)], ids[(1, 2)]]]]
+        assert facts.ncp_neighbours == ((1, (ids[(1, 4)], ids[(2, 4)])),), mode
+        assert facts.ncp == ((1, (ids[(1, 1)], ids[(1, 2)])),)
 
 
 def test_row_formula_as_tag_records_negatives(tokenizer):
     ex = sample(tokenizer, (1, 4), "tag")  # E2 =B2+C2
     facts = ex.targets[FORMULA_KEY]
     ids = {rc: k for k, rc in enumerate(ex.cell_coords, start=1)}
-    assert facts["mode"] == "tag" and facts["tokens"] == []
-    assert facts["cell"] == ids[(1, 4)]
-    assert facts["positives"] == [ids[(0, 1)], ids[(0, 2)]]
-    assert facts["negatives"] == [ids[(0, 3)]]
-    assert facts["ncp"] == [[1, [ids[(1, 1)], ids[(1, 2)]]]]
+    assert facts.mode == "tag" and facts.tokens == ()
+    assert facts.cell == ids[(1, 4)]
+    assert facts.positives == (ids[(0, 1)], ids[(0, 2)])
+    assert facts.negatives == (ids[(0, 3)],)
+    assert facts.ncp == ((1, (ids[(1, 1)], ids[(1, 2)])),)
     assert "[FORMULA]" in tokenizer.decode(ex.token_ids)
 
 
 def test_cells_off_the_row_and_column_are_not_in_facts(tokenizer):
     ex = sample(tokenizer, (3, 4), "value")  # E4 =E2+E3: column 4, row 3
     facts = ex.targets[FORMULA_KEY]
-    assert facts["mode"] == "value"
+    assert facts.mode == "value"
     ids = {rc: k for k, rc in enumerate(ex.cell_coords, start=1)}
-    assert facts["referenced"] == [ids[(1, 4)], ids[(2, 4)]]
-    assert facts["positives"] == [ids[(1, 0)], ids[(2, 0)]]
+    assert facts.referenced == (ids[(1, 4)], ids[(2, 4)])
+    assert facts.positives == (ids[(1, 0)], ids[(2, 0)])
 
 
 def test_needed_cells_that_do_not_fit_give_no_sample(tokenizer):
@@ -119,7 +120,7 @@ def test_table_sample_cuts_its_context_into_a_lead_and_choices(tokenizer):
     """As table-context retrieval cuts it: one snippet after [CLS], the rest kept as choices."""
     from dataclasses import replace
 
-    from fortap.objectives.snippets import CONTEXT_LEAD, SNIPPETS, TableContextConfig, snippets
+    from fortap.corpus.snippets import CONTEXT_LEAD, SNIPPETS, TableContextConfig, snippets
 
     title = " ".join(["regional sales of the three years"] * 3)  # 18 words: 2 snippets
     table = replace(sales_table(), context=(title,))

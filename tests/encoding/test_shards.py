@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.encoding.serialize import serialize
 from fortap.encoding.shards import read_shard, shard_rows, write_shard
 
@@ -11,7 +12,9 @@ from fortap.encoding.shards import read_shard, shard_rows, write_shard
 @pytest.fixture
 def examples(tokenizer, table):
     first = serialize(table, tokenizer, context="sales by region")
-    first.targets["formula"] = {"cell": 3, "tokens": [[1, "op", 20, 0]], "ncp": [[13, [1, 2]]]}
+    first.targets[FORMULA_KEY] = FormulaTargets(
+        cell=3, mode="tokens", tokens=((1, "op", 20, 0),), ncp=((13, (1, 2)),)
+    )
     second = serialize(table, tokenizer, cells=[(0, 0), (2, 3)], formula_inputs={(2, 3): "tokens"})
     return [first, second]
 

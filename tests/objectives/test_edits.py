@@ -6,6 +6,7 @@ import random
 
 from fortap.encoding.example import NULL_POS
 from fortap.encoding.formats import DEFAULT_FORMAT
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.objectives.edits import (
     append_item,
     blank_cell,
@@ -78,11 +79,11 @@ def test_formula_related_cells_of_a_formula_sample(tokenizer):
     from .formula_samples import formula_example
 
     sample = formula_example(tokenizer, (1, 4), "tag")  # =B2+C2 on the "north" row
-    facts = sample.targets["formula"]
+    facts = sample.targets[FORMULA_KEY]
     coords = {tuple(sample.cell_coords[c - 1]) for c in formula_related(sample)}
     # the formula cell, its headers (total, north), the year headers and the referenced cells
     assert coords == {(1, 4), (0, 4), (1, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2)}
-    assert facts["formula_header"] in formula_related(sample)
+    assert facts.formula_header in formula_related(sample)
 
 
 def test_formula_related_is_empty_without_formula_facts(example):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.objectives import formula_mlm
 from fortap.objectives.base import TargetContext
@@ -21,7 +20,7 @@ def build(example, vocab, rate, seed=0):
 
 def test_operators_are_masked_and_labelled(tokenizer, vocab):
     ex = formula_example(tokenizer, (2, 4), "tokens")  # [SUM] [:] [RANGE] [RANGE]
-    sep = ex.cell_ids.index(ex.targets["formula"]["cell"])
+    sep = ex.cell_ids.index(ex.targets[FORMULA_KEY].cell)
     out = build(ex, vocab, rate=1.0)
     assert out.targets["formula_mlm"] == {"op_positions": [sep + 1], "op_labels": [FORMULA_VOCAB_INDEX["[SUM]"]],
                                           "ref_positions": [], "ref_cells": []}  # fmt: skip
@@ -69,19 +68,3 @@ def test_head_overfits_one_batch(tokenizer, vocab):
     assert scores["op"].shape[1] == 41 and scores["ref"].shape == (n_ref, batch.cell_mask.shape[1])
     logs, _ = overfit(model, batch, steps=300)
     assert logs["acc/formula_mlm"] == 1.0 and logs["loss/formula_mlm"] < 0.02
-
-
-def test_baseline():
-    values = [{"op_labels": [20, 20, 8], "ref_cells": [3, 4]}, {"op_labels": [8], "ref_cells": [1]}]
-    base = formula_mlm.baseline(values, cells=[10, 5])
-    assert base["acc_op"] == pytest.approx(2 / 4)
-    assert base["acc_ref"] == pytest.approx((2 / 10 + 1 / 5) / 3)
-    assert base["acc"] == pytest.approx((2 + 2 / 10 + 1 / 5) / 7)
-
-
-def test_baseline_with_a_fixed_operator():
-    values = [{"op_labels": [20, 20, 8], "ref_cells": []}, {"op_labels": [8, 8], "ref_cells": []}]
-    assert formula_mlm.baseline(values)["majority_op"] == 8.0
-    fixed = formula_mlm.baseline(values, majority=20)
-    assert fixed["acc_op"] == pytest.approx(2 / 5) and fixed["majority_op"] == 20.0
-    assert formula_mlm.baseline(values, majority=3)["acc_op"] == 0.0

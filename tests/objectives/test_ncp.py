@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+from dataclasses import replace
 
+from fortap.encoding.formula_targets import FormulaTargets
 from fortap.formula.targets import NCP_INDEX
 from fortap.objectives import ncp
 from fortap.objectives.base import TargetContext
@@ -64,46 +65,13 @@ def test_empty_batch_has_zero_loss(tokenizer, vocab, example):
     assert logs["loss/ncp"] == 0.0 and logs["n/ncp"] == 0.0
 
 
-def test_majority_baseline():
-    values = [{"groups": [[1, [2, 3]], [13, [4, 5]]]}, {"groups": [[1, [6, 7]]]}, None]
-    assert ncp.baseline(values) == {"acc": pytest.approx(2 / 3), "n": 3.0, "majority_class": 1.0}
-
-
-def test_baseline_with_a_given_class_and_training_class_counts():
-    values = [{"groups": [[1, [2, 3]], [13, [4, 5]]]}, {"groups": [[1, [6, 7]]]}, None]
-    assert ncp.baseline(values, majority=13)["acc"] == pytest.approx(1 / 3)
-    assert ncp.baseline(values, majority=7)["acc"] == 0.0
-    facts = [
-        {"mode": "tag", "ncp": [[13, [2, 3]], [13, [4, 5]]]},
-        {"mode": "tokens", "ncp": [[1, [2, 3]], [1, [2, 3]], [1, [2, 3]]]},  # skipped: tokens
-        {"mode": "value", "ncp": [[1, [6, 7]]]},
-        None,
-    ]
-    assert ncp.class_counts(facts) == {13: 2, 1: 1}
-    assert ncp.class_counts(facts, ncp.NcpConfig(skip_formula_tokens=False)) == {13: 2, 1: 4}
-
-
-def test_position_rule_answers_the_training_majority_per_operand_shape(tokenizer):
-    cells = [(1, 4), (2, 4), (3, 1), (3, 2), (3, 3), (3, 4)]
-    # E2 =B2+C2, E3 =SUM(B3:D3), B4 =B2+B3, C4 =SUM(C2:C3), D4 =D2-D3, E4 =E2+E3
-    train = [formula_example(tokenizer, rc, "value") for rc in cells]
-    e2 = train[0]
-    assert ncp.operand_shape(e2, e2.targets["formula"]["ncp"][0][1]) == (2, 1, 0, 1)
-    # shapes: E2 (2, 1, 0, 1) +; E3 (2, 1, 0, 2) SUM; the four column pairs (2, 0, 1, 1)
-    # are +, SUM, -, +, so that shape answers + and misses C4 and D4
-    assert ncp.position_rule(train, train) == {"acc": pytest.approx(4 / 6), "n": 6.0}
-    # a shape never seen in training gets the training majority (here SUM, the only class)
-    assert ncp.position_rule(train[1:2], train[:2]) == {"acc": 0.5, "n": 2.0}
-    tokens = [formula_example(tokenizer, (1, 4), "tokens")]  # no NCP target: not counted
-    assert ncp.position_rule(train, tokens) == {"acc": 0.0, "n": 0.0}
-
-
 def test_neighbour_groups_count_even_when_the_formula_is_shown_as_tokens():
-    facts = {"mode": "tokens", "ncp": [[13, [2, 3]]], "ncp_neighbours": [[1, [4, 5]]]}
-    assert ncp.operand_groups(facts, ncp.NcpConfig()) == [[1, [4, 5]]]
-    assert ncp.operand_groups({**facts, "mode": "tag"}, ncp.NcpConfig()) == [
-        [13, [2, 3]],
-        [1, [4, 5]],
+    facts = FormulaTargets(
+        cell=1, mode="tokens", ncp=((13, (2, 3)),), ncp_neighbours=((1, (4, 5)),)
+    )
+    assert ncp.operand_groups(facts, ncp.NcpConfig()) == [(1, (4, 5))]
+    assert ncp.operand_groups(replace(facts, mode="tag"), ncp.NcpConfig()) == [
+        (13, (2, 3)),
+        (1, (4, 5)),
     ]
     assert ncp.operand_groups(None, ncp.NcpConfig()) == []
-    assert ncp.class_counts([facts]) == {1: 1}

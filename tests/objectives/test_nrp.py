@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from fortap.objectives import nrp, nrp_baselines
+from fortap.objectives import nrp
 from fortap.objectives.base import TargetContext
 from fortap.objectives.multitask import MultiObjectiveModel
 
@@ -99,45 +99,9 @@ def test_tag_head_overfits_one_batch(tokenizer, vocab):
     assert logs["tag_acc/nrp"] == 1.0 and logs["loss/nrp"] < 0.005
 
 
-def test_baseline_from_targets():
-    values = [{"labels": [1, 0, 0], "tags": [0, 0, 1, 2]}, {"labels": [1, 0], "tags": None}, None]
-    base = nrp_baselines.baseline(values)
-    assert base["acc"] == pytest.approx(3 / 5)  # always "not referenced"
-    assert base["f1"] == pytest.approx(2 * 2 / (2 * 2 + 3))  # always "referenced"
-    assert base["tag_acc"] == pytest.approx(2 / 4)
-    assert base["majority_label"] == 0.0
-    assert nrp_baselines.baseline([{"labels": [1, 1, 0], "tags": None}])["majority_label"] == 1.0
-
-
 def test_config_rejects_nonsense():
     with pytest.raises(ValueError, match="NrpConfig.text_rate"):
         nrp.NrpConfig(text_rate=2.0)
-
-
-def test_position_rule_on_hand_counted_pairs(tokenizer, vocab):
-    ex = formula_example(tokenizer, (1, 4), "tag")  # E2 =B2+C2: "total" at column 4
-    out = nrp.targets(ex, nrp.NrpConfig(text_rate=0.0), ctx(vocab))
-    # candidates 2019 (3 columns before, referenced), 2020 (2, referenced), 2021 (1, not)
-    wide = nrp_baselines.position_rule([out], window=3)  # says all three are referenced
-    assert (wide["acc"], wide["f1"], wide["n"]) == (pytest.approx(2 / 3), pytest.approx(0.8), 3.0)
-    near = nrp_baselines.position_rule(
-        [out], window=1
-    )  # says only 2021 is referenced: all three wrong
-    assert (near["acc"], near["f1"]) == (0.0, 0.0)
-
-
-def test_fitted_position_rule_learns_offsets_from_training_facts(tokenizer, vocab):
-    ex = formula_example(tokenizer, (1, 4), "tag")  # E2 =B2+C2
-    out = nrp.targets(ex, nrp.NrpConfig(text_rate=0.0), ctx(vocab))
-    # the training facts hold offsets 3 and 2 referenced, 1 not: the fitted rule says so
-    fitted = nrp_baselines.fitted_position_rule([ex], [out])
-    assert (fitted["acc"], fitted["f1"], fitted["n"]) == (1.0, 1.0, 3.0)
-    # no training pairs: every offset unseen, called not referenced (the one negative is right)
-    empty = nrp_baselines.fitted_position_rule([], [out])
-    assert (empty["acc"], empty["f1"]) == (pytest.approx(1 / 3), 0.0)
-    # clipped to offsets 1..1, the fitted rule's three offsets are one bucket with 2 votes to 1
-    clipped = nrp_baselines.fitted_position_rule([ex], [out], clip=(1, 1))
-    assert (clipped["acc"], clipped["f1"]) == (pytest.approx(2 / 3), pytest.approx(0.8))
 
 
 def test_offset_feature_reads_the_pair_offset(tokenizer, vocab):

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from fortap.corpus.snippets import SNIPPETS
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.registry import OBJECTIVES, resolve
-from fortap.objectives.snippets import SNIPPETS
 
 from .objective_kit import batch_of, tiny_encoder
 

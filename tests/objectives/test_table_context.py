@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
+from fortap.corpus import snippets as sn
 from fortap.encoding.serialize import serialize
-from fortap.objectives import snippets as sn
 from fortap.objectives import table_context as tc
 from fortap.objectives.base import TargetContext
 from fortap.objectives.edits import cell_spans

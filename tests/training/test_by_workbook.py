@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from fortap.config import load_config
 from fortap.encoding.collate import collate
 from fortap.evaluation.by_workbook import books_of, evaluate_by_book, tallies
 from fortap.training.logs import evaluate
+from fortap.training.run_config import load_config
 from tests.training.test_checkpoint import CORPUS
 
 
 def test_evaluating_by_workbook_gives_the_overall_metrics(tiny_corpus):
-    from fortap.pretrain import setup_corpus
+    from fortap.training.pretrain import setup_pretrain
 
     cfg = load_config("tiny", [*CORPUS, "data.eval_samples=0"])
-    setup = setup_corpus(cfg, tiny_corpus, "random")
+    setup = setup_pretrain(cfg, tiny_corpus, "random")
     collators = setup.model.target_collators()
     overall, per_book = evaluate_by_book(
         setup.model, setup.eval_examples, lambda xs: collate(xs, target_collators=collators), 3
@@ -31,28 +31,3 @@ def test_evaluating_by_workbook_gives_the_overall_metrics(tiny_corpus):
         assert counted == overall[f"eval/n/{name}"] > 0
         hits = sum(t.hits for t in tallies(per_book, name).values())
         assert hits / counted == pytest.approx(overall[f"eval/acc/{name}"])
-
-
-def test_baseline_tallies_add_up_to_the_whole_dev_baselines(tiny_corpus):
-    from fortap.evaluation.pretrain_gaps import baseline_tallies, gap_rows
-    from fortap.objectives import formula_mlm, ncp, nrp_baselines
-    from fortap.pretrain import setup_corpus
-
-    cfg = load_config("tiny", [*CORPUS, "data.eval_samples=0"])
-    examples = setup_corpus(cfg, tiny_corpus, "random").eval_examples
-    values = {n: [e.targets.get(n) for e in examples] for n in ("nrp", "ncp", "formula_mlm")}
-    cells = [len(e.cell_coords) for e in examples]
-    base = {"nrp": nrp_baselines.baseline(values["nrp"]), "ncp": ncp.baseline(values["ncp"]),
-            "formula_mlm": formula_mlm.baseline(values["formula_mlm"], cells)}  # fmt: skip
-    got = baseline_tallies(examples, base)
-    whole = {("nrp", "majority"): base["nrp"], ("ncp", "majority"): base["ncp"],
-             ("formula_mlm", "majority"): base["formula_mlm"],
-             ("nrp", "rule"): nrp_baselines.position_rule(examples)}  # fmt: skip
-    for key, metrics in whole.items():
-        hits, n = (sum(getattr(t, f) for t in got[key].values()) for f in ("hits", "n"))
-        assert n == metrics["n"] > 0, key
-        assert hits / n == pytest.approx(metrics["acc"]), key
-    per_book = {b: {"acc/nrp": t.hits / t.n, "n/nrp": t.n} for b, t in got["nrp", "rule"].items()}
-    rows = {r["gap_of"]: r for r in gap_rows(per_book, got, rounds=50)}
-    rule = rows["NRP hand position rule - majority class"]["gap"]
-    assert rows["NRP pair accuracy - majority class"]["gap"] == pytest.approx(rule)

@@ -7,12 +7,13 @@ import pickle
 import pytest
 import torch
 
-from fortap.config import load_config
 from fortap.errors import CheckpointError
-from fortap.pretrain import load_tables, setup_pretrain
+from fortap.table.io import read_tables
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from fortap.training.loop import train
 from fortap.training.optim import OptimConfig, build_optimizer
+from fortap.training.pretrain import setup_pretrain
+from fortap.training.run_config import load_config
 
 TINY = [
     "serialize.max_seq_len=64",
@@ -28,7 +29,7 @@ TINY = [
 
 def run(files, out, stop_at=None, save_every=0):
     cfg = load_config("tiny", [*TINY, f"training.save_every={save_every}"])
-    setup = setup_pretrain(cfg, load_tables(files), "random")
+    setup = setup_pretrain(cfg, read_tables(files), "random")
     result = train(
         setup.model, setup.stream, cfg.training, cfg.optim, out, setup.eval_batches, stop_at=stop_at
     )
@@ -127,10 +128,10 @@ CORPUS += ["objectives.use=mlm,nrp,ncp,formula_mlm"]
 
 
 def run_corpus(corpus, out, stop_at=None):
-    from fortap.pretrain import setup_corpus
+    from fortap.training.pretrain import setup_pretrain
 
     cfg = load_config("tiny", CORPUS)
-    setup = setup_corpus(cfg, corpus, "random")
+    setup = setup_pretrain(cfg, corpus, "random")
     result = train(
         setup.model, setup.stream, cfg.training, cfg.optim, out, setup.eval_batches, stop_at=stop_at
     )
@@ -154,7 +155,7 @@ def test_formula_samples_only_keeps_the_samples_built_around_a_formula(tiny_corp
 
     from fortap.corpus import build
     from fortap.corpus.samples import FORMULA_KEY
-    from fortap.pretrain import setup_corpus
+    from fortap.training.pretrain import setup_pretrain
 
     real = build.read_corpus
     train = list(real(tiny_corpus, "train"))
@@ -166,9 +167,9 @@ def test_formula_samples_only_keeps_the_samples_built_around_a_formula(tiny_corp
 
     monkeypatch.setattr(build, "read_corpus", with_a_table_sample)
     cfg = load_config("tiny", [*CORPUS, "data.formula_samples_only=true"])
-    items = setup_corpus(cfg, tiny_corpus, "random").stream.items
+    items = setup_pretrain(cfg, tiny_corpus, "random").stream.items
     assert len(items) == len(train) and all(x.targets.get(FORMULA_KEY) for x in items)
     cfg = load_config("tiny", CORPUS)
-    assert len(setup_corpus(cfg, tiny_corpus, "random").stream.items) == len(train) + 1
+    assert len(setup_pretrain(cfg, tiny_corpus, "random").stream.items) == len(train) + 1
     cfg = load_config("tiny", [*CORPUS, "data.formula_samples_only=true", "data.train_per_book=5"])
-    assert len(setup_corpus(cfg, tiny_corpus, "random").stream.items) == 5  # one train book
+    assert len(setup_pretrain(cfg, tiny_corpus, "random").stream.items) == 5  # one train book

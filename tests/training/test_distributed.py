@@ -32,9 +32,10 @@ def free_port() -> int:
 
 
 def worker(rank: int, world: int, port: int, files: list, out: str) -> None:
-    from fortap.config import load_config
-    from fortap.pretrain import load_tables, setup_pretrain
+    from fortap.table.io import read_tables
     from fortap.training.loop import train
+    from fortap.training.pretrain import setup_pretrain
+    from fortap.training.run_config import load_config
 
     torch.set_num_threads(1)
     env = {"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank)}
@@ -45,7 +46,7 @@ def worker(rank: int, world: int, port: int, files: list, out: str) -> None:
     dist = init_from_env()
     try:
         cfg = load_config("tiny", TINY)
-        setup = setup_pretrain(cfg, load_tables(files), "random", dist)
+        setup = setup_pretrain(cfg, read_tables(files), "random", dist)
         before = {k: v.clone() for k, v in setup.model.state_dict().items()}
         train(
             setup.model, setup.stream, cfg.training, cfg.optim, out, setup.eval_batches, dist=dist

@@ -2,7 +2,8 @@
 
 A formula cell of a table becomes a pretraining sample when its formula is *kept*:
 
-- it parses and the paper's filters keep it (`fortap.formula.filters`);
+- it parses (each formula cell is parsed once, `fortap.formula.table_formulas`, and the
+  `Formula` is carried from there on) and the paper's filters keep it (`fortap.formula.filters`);
 - every reference lies inside this table (the reference code's INTABLE), else `outside_table`;
 - its prefix token list is at most `max_formula_tokens` long, else `too_long`;
 - it is among the first five occurrences of its `$`-aware R1C1 text in its row and column
@@ -21,10 +22,10 @@ from dataclasses import dataclass
 
 from fortap.corpus.headers import Side, header_of, merged_anchor, orientation
 from fortap.encoding.piece import RC
-from fortap.errors import FortapError
-from fortap.formula import Formula, parse_formula
+from fortap.formula import Formula
 from fortap.formula.occurrences import first_occurrences
 from fortap.formula.references import to_table
+from fortap.formula.table_formulas import TableFormulas, parse_table_formulas
 from fortap.formula.targets import ncp_groups, referenced_cells
 from fortap.table.model import Table
 
@@ -59,32 +60,24 @@ class FormulaFacts:
     ncp: tuple[tuple[int, tuple[RC, ...]], ...]  # (NCP class id, operand cells)
 
 
-def parse_cell(table: Table, rc: RC) -> Formula:
-    """Parse the formula in table cell `rc` where it lives on its sheet (`FormulaError` if bad)."""
-    cell = table.cell(*rc)
-    assert cell.formula is not None, rc
-    sheet_cell = (table.region.top + rc[0], table.region.left + rc[1])
-    return parse_formula(cell.formula, table.sheet, sheet_cell, cell.array_formula)
-
-
-def kept_formulas(table: Table, cfg: FactsConfig) -> tuple[dict[RC, Formula], Counter[str]]:
-    """The table's kept formulas by cell, and a count of every verdict (`keep` included)."""
+def kept_formulas(
+    table: Table, cfg: FactsConfig, formulas: TableFormulas | None = None
+) -> tuple[dict[RC, Formula], Counter[str]]:
+    """The table's kept formulas by cell, and a count of every verdict (`keep` included).
+    `formulas` are the table's parsed formulas (`parse_table_formulas`, parsed here when not
+    given); none is parsed again."""
+    formulas = formulas if formulas is not None else parse_table_formulas(table)
     verdicts: Counter[str] = Counter()
     passed: dict[RC, Formula] = {}
-    for r, row in enumerate(table.cells):
-        for c, cell in enumerate(row):
-            if cell.formula is None:
-                continue
-            try:
-                formula = parse_cell(table, (r, c))
-            except FortapError:
-                verdicts["unparsable"] += 1
-                continue
-            reason = _reason(table, formula, cfg)
-            if reason != "keep":
-                verdicts[reason] += 1
-            else:
-                passed[r, c] = formula
+    for rc, formula in formulas.items():
+        if formula is None:
+            verdicts["unparsable"] += 1
+            continue
+        reason = _reason(table, formula, cfg)
+        if reason != "keep":
+            verdicts[reason] += 1
+        else:
+            passed[rc] = formula
     first = first_occurrences(((r, c, f.r1c1 or "") for (r, c), f in passed.items()),
                               cfg.occurrence_limit)  # fmt: skip
     kept = {rc: f for rc, f in passed.items() if rc in first}

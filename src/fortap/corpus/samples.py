@@ -7,20 +7,9 @@ seeded by (seed, workbook key, sheet, cell) alone, so a sample never depends on 
 worker built it. The cells the objectives need (headers, referenced cells, NCP operands) are
 never dropped to fit the length; when they alone do not fit, there is no sample.
 
-`example.targets["formula"]` (`FORMULA_KEY`) holds the facts as 1-based cell ids (indices into
-`cell_coords` + 1; 0 = not in the input), which stay valid while objectives blank cells or
-insert context, since those never renumber cells:
-
-- `cell`, `mode` ("tokens", "tag", "value": the mode actually shown), `sheet_cell` (A1);
-- `tokens`: in "tokens" mode one `[offset, kind, vocab, ref]` per formula token, `offset` its
-  position after the formula cell's [SEP] (1-based), `kind` "op" (operator or function),
-  "ref" (a reference end) or "other" (constant, `:`), `vocab` its `FORMULA_VOCAB` index,
-  `ref` the cell id it points at (0 when that cell is not in the input); [] otherwise;
-- `side`, `formula_header`, `positives`, `negatives`: NRP (table-only);
-- `row_header`, `col_header`, `referenced`: NRP (table-text) and reference tagging;
-- `ncp`: `[[class id, [cell ids]]]`, groups whose operands are all in the input;
-- `ncp_neighbours`: the same for the table's other kept formulas (`neighbours`), whose cells
-  show their values: groups of formulas the input does not spell out, whatever `mode` is.
+`example.targets[FORMULA_KEY]` holds the facts as a `FormulaTargets`
+(`fortap.encoding.formula_targets`): cell ids of the serialised example, typed fields the
+objectives read. `meta` keeps the formula text and its sheet cell (A1) for reports.
 
 A table without any kept formula can still give one *table sample* (no formula facts) for
 TUTA's objectives: a window of rows under its headers, chosen by the same kind of seeded rng.
@@ -33,23 +22,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from fortap.corpus.facts import FormulaFacts
-from fortap.encoding.example import Example
-from fortap.encoding.formula_input import referenced_cell
-from fortap.encoding.piece import RC
-from fortap.encoding.selection import chunk_rows, select_cells
-from fortap.encoding.serialize import SerializeConfig, serialize
-from fortap.formula.tokens import FORMULA_VOCAB_INDEX
-from fortap.objectives.snippets import (
+from fortap.corpus.snippets import (
     CONTEXT_LEAD,
     SNIPPETS,
     TableContextConfig,
     split_context,
 )
+from fortap.encoding.example import Example
+from fortap.encoding.formula_input import referenced_cell
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
+from fortap.encoding.piece import RC
+from fortap.encoding.selection import chunk_rows, select_cells
+from fortap.encoding.serialize import SerializeConfig, serialize
+from fortap.formula.table_formulas import TableFormulas
+from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.sheet.model import a1
 from fortap.table.model import Table
 from fortap.text.tokenizer import Tokenizer
 
-FORMULA_KEY = "formula"
 TOKEN_KINDS = {"OP": "op", "FUNC": "op", "CELL": "ref", "CONST": "other", "SPECIAL": "other"}
 
 
@@ -90,8 +80,10 @@ def formula_sample(
     serialize_cfg: SerializeConfig,
     mode: str,
     neighbours: Sequence[FormulaFacts] = (),
+    formulas: TableFormulas | None = None,
 ) -> Example | None:
-    """The sample of one kept formula shown in `mode`; None when its needed cells do not fit."""
+    """The sample of one kept formula shown in `mode`; None when its needed cells do not fit.
+    `formulas` are the table's parsed formulas: cells shown as tokens are not parsed again."""
     rc = facts.cell
     cells = select_cells(table, rc)
     present = set(cells)
@@ -100,7 +92,8 @@ def formula_sample(
     keep = {c for c in needed if c is not None and c in present}
     try:
         example = serialize(table, tokenizer, serialize_cfg, cells=cells,
-                            formula_inputs={rc: mode}, keep=keep)  # fmt: skip
+                            formula_inputs={rc: mode}, keep=keep,
+                            formulas=formulas or _own_formula(facts))  # fmt: skip
     except ValueError:
         return None
     ids = {tuple(at): k for k, at in enumerate(example.cell_coords, start=1)}
@@ -112,11 +105,9 @@ def formula_sample(
     return example
 
 
-def all_ncp_groups(facts, own: bool = True) -> list:
-    """The NCP groups stored in formula facts: the formula's own (`ncp`, unless `own` is
-    False), then the table's other formulas' (`ncp_neighbours`; absent in corpora built before
-    it existed)."""
-    return [*(facts.get("ncp", ()) if own else ()), *facts.get("ncp_neighbours", ())]
+def _own_formula(facts: FormulaFacts) -> TableFormulas:
+    """The one parsed formula a sample shows as tokens, when the caller gave no table formulas."""
+    return {facts.cell: facts.formula}
 
 
 def formula_targets(
@@ -125,28 +116,28 @@ def formula_targets(
     ids: dict[RC, int],
     mode: str,
     neighbours: Sequence[FormulaFacts] = (),
-) -> dict:
-    """The facts as cell ids of the serialised example (see module doc)."""
+) -> FormulaTargets:
+    """The facts as cell ids of the serialised example (`FormulaTargets`)."""
 
     def id_of(rc: RC | None) -> int:
         return ids.get(rc, 0) if rc is not None else 0
 
-    def present(cells) -> list[int]:
-        return [ids[c] for c in cells if c in ids]
+    def present(cells) -> tuple[int, ...]:
+        return tuple(ids[c] for c in cells if c in ids)
 
     tokens = []
     if mode == "tokens":
         for offset, token in enumerate(facts.formula.tokens, start=1):
             at = referenced_cell(table, token, facts.cell) if token.kind == "CELL" else None
             tokens.append(
-                [offset, TOKEN_KINDS[token.kind], FORMULA_VOCAB_INDEX[token.vocab], id_of(at)]
+                (offset, TOKEN_KINDS[token.kind], FORMULA_VOCAB_INDEX[token.vocab], id_of(at))
             )
     ncp = [
-        [label, [ids[c] for c in group]]
+        (label, tuple(ids[c] for c in group))
         for label, group in facts.ncp
         if all(c in ids for c in group)
     ]
-    seen = {(label, tuple(cells)) for label, cells in ncp}
+    seen = set(ncp)
     more = []
     for other in neighbours:
         if other.cell == facts.cell or (
@@ -158,22 +149,22 @@ def formula_targets(
                 key = (label, tuple(ids[c] for c in group))
                 if key not in seen:
                     seen.add(key)
-                    more.append([label, list(key[1])])
+                    more.append(key)
     header = id_of(facts.formula_header)
-    return {
-        "cell": ids[facts.cell],
-        "mode": mode,
-        "tokens": tokens,
-        "side": facts.side,
-        "formula_header": header,
-        "positives": present(facts.positives) if header else [],
-        "negatives": present(facts.negatives) if header else [],
-        "row_header": id_of(facts.row_header),
-        "col_header": id_of(facts.col_header),
-        "referenced": present(facts.referenced),
-        "ncp": ncp,
-        "ncp_neighbours": more,
-    }
+    return FormulaTargets(
+        cell=ids[facts.cell],
+        mode=mode,
+        tokens=tuple(tokens),
+        side=facts.side,
+        formula_header=header,
+        positives=present(facts.positives) if header else (),
+        negatives=present(facts.negatives) if header else (),
+        row_header=id_of(facts.row_header),
+        col_header=id_of(facts.col_header),
+        referenced=present(facts.referenced),
+        ncp=tuple(ncp),
+        ncp_neighbours=tuple(more),
+    )
 
 
 def table_sample(

@@ -10,34 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fortap.corpus.samples import all_ncp_groups
+from fortap.encoding.formula_targets import FormulaTargets
 from fortap.formula.targets import NCP_CLASSES
 from fortap.formula.tokens import FORMULA_VOCAB
 
 
-def sample_stats(facts: Mapping | None, split: str) -> dict:
-    """One sample's contribution to the corpus counts (`facts` = `targets["formula"]` or None)."""
+def sample_stats(facts: FormulaTargets | None, split: str) -> dict:
+    """One sample's contribution to the corpus counts (`facts` = `targets[FORMULA_KEY]` or None)."""
     out: dict = {"samples": {split: 1}}
     if facts is None:
         out["table_samples"] = 1
         return out
     out["formula_samples"] = 1
-    out["modes"] = {facts["mode"]: 1}
+    out["modes"] = {facts.mode: 1}
     objectives: dict[str, int] = {}
     labels: dict = {}
-    if facts["formula_header"] and facts["positives"]:
+    if facts.formula_header and facts.positives:
         objectives["nrp"] = 1
-        labels["nrp"] = {"positive": len(facts["positives"]), "negative": len(facts["negatives"])}
-        labels["nrp_side"] = {facts["side"]: 1}
-    if facts["row_header"] or facts["col_header"]:
+        labels["nrp"] = {"positive": len(facts.positives), "negative": len(facts.negatives)}
+        labels["nrp_side"] = {facts.side: 1}
+    if facts.row_header or facts.col_header:
         objectives["nrp_text"] = 1
-    groups = all_ncp_groups(facts)
+    groups = facts.ncp_groups()
     if groups:
         objectives["ncp"] = 1
         labels["ncp"] = {}
         for label, _ in groups:
             labels["ncp"][NCP_CLASSES[label]] = labels["ncp"].get(NCP_CLASSES[label], 0) + 1
-    tokens = facts["tokens"]
+    tokens = facts.tokens
     if tokens:
         objectives["formula_mlm"] = 1
         ops: dict[str, int] = {}

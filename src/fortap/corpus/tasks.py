@@ -30,6 +30,7 @@ from fortap.corpus.split import SPLITS, SplitConfig, book_key, split_of
 from fortap.corpus.stats import sample_stats
 from fortap.encoding.serialize import SerializeConfig
 from fortap.encoding.shards import shard_rows, write_shard
+from fortap.formula.table_formulas import parse_table_formulas
 from fortap.sheet.model import a1
 from fortap.table.model import Table
 
@@ -162,7 +163,8 @@ def run_task(task: Task, out: str, cfg: CorpusConfig, canonical: Mapping[str, st
 
 def table_examples(table: Table, key: str, cfg: CorpusConfig, tokenizer, stats: dict):
     """The samples of one table: one per kept formula, or one table sample (see `samples`)."""
-    kept, verdicts = kept_formulas(table, cfg.facts)
+    formulas = parse_table_formulas(table)  # each formula cell parsed once, carried from here
+    kept, verdicts = kept_formulas(table, cfg.facts, formulas)
     add_counts(stats, {"formula_cells": sum(verdicts.values()), "verdicts": dict(verdicts)})
     if kept:
         stats["tables_with_kept_formulas"] = stats.get("tables_with_kept_formulas", 0) + 1
@@ -172,7 +174,9 @@ def table_examples(table: Table, key: str, cfg: CorpusConfig, tokenizer, stats: 
         sheet_rc = (table.region.top + rc[0], table.region.left + rc[1])
         rng = sample_rng(cfg.seed, key, table.sheet, sheet_rc)
         mode = draw_mode(rng, cfg.sample)
-        example = formula_sample(table, facts, tokenizer, cfg.serialize, mode, neighbours=every)
+        example = formula_sample(
+            table, facts, tokenizer, cfg.serialize, mode, neighbours=every, formulas=formulas
+        )
         if example is None:
             add_counts(stats, {"dropped_no_room": 1})
             continue

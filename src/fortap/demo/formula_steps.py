@@ -34,13 +34,14 @@ def step_corpus(tables: Path, out: Path, console: Console) -> Path:
 
 def step_pretrain(corpus: Path, out: Path, steps: int, console: Console) -> Path:
     """Step 5: a tiny encoder pretrained for `steps` updates; returns its `encoder/` folder."""
-    from fortap.pretrain import run_pretrain
+    from fortap.training.pretrain import PretrainRequest, run_pretrain
 
     t0 = time.perf_counter()
     console.print(f"[bold]5. pretrain[/bold]: tiny encoder, {steps} updates on {corpus}")
-    result = run_pretrain(
-        [], out, "tiny", None, steps, "random", ["training.batch_size=4"], False, None, corpus
+    request = PretrainRequest(
+        out, corpus=corpus, steps=steps, overrides=("training.batch_size=4",), progress=False
     )
+    result = run_pretrain(request)
     loss = result.history[-1].get("loss") if result.history else None
     shown = f"{loss:.3f}" if isinstance(loss, float) else "-"
     console.print(f"   last logged loss {shown}; {time.perf_counter() - t0:.1f}s")

@@ -1,6 +1,7 @@
 """A formula cell shown as its formula: prefix formula tokens that point at the cells they reference.
 
-ForTaP's FORMULA input mode. The cell's formula is parsed and linearised in prefix order
+ForTaP's FORMULA input mode. The cell's `Formula` (parsed once per table,
+`fortap.formula.table_formulas`) is linearised in prefix order
 (`=SUM(B3:C3)` -> `[SUM] [:] [RANGE] [RANGE]`); each token becomes its formula-vocabulary id
 (110..150). Operators, functions and constants take the formula cell's own position, tree
 coordinates and format, and the number features of its cached value. A reference token takes the
@@ -14,23 +15,31 @@ from __future__ import annotations
 
 from fortap.encoding.piece import RC, Piece
 from fortap.errors import FortapError
-from fortap.formula import FormulaToken, parse_formula
+from fortap.formula import Formula, FormulaToken
+from fortap.formula.table_formulas import TableFormulas, parse_table_cell
 from fortap.table.model import Table
 from fortap.text.numbers import NAN_FEATURES, Features
 from fortap.text.tokenizer import Tokenizer
 
 
 def formula_pieces(
-    table: Table, tokenizer: Tokenizer, rc: RC, max_tokens: int
+    table: Table,
+    tokenizer: Tokenizer,
+    rc: RC,
+    max_tokens: int,
+    formulas: TableFormulas | None = None,
 ) -> tuple[list[Piece] | None, str]:
     """The formula tokens of cell `rc` as pieces, or (None, why) when it cannot be shown so
-    (`no_formula`, `unparsable`, `empty`, or `too_long`: more than `max_tokens` tokens)."""
+    (`no_formula`, `unparsable`, `empty`, or `too_long`: more than `max_tokens` tokens).
+
+    The tokens are those of the cell's `Formula` in `formulas` (the table's formulas, parsed
+    once); a caller without them gets the one cell parsed here."""
     if table.cell(*rc).formula is None:
         return None, "no_formula"
-    try:
-        tokens = formula_tokens(table, rc)
-    except FortapError:
+    formula = formula_of(table, rc, formulas)
+    if formula is None:
         return None, "unparsable"
+    tokens = formula.tokens
     if not tokens:
         return None, "empty"
     if len(tokens) > max_tokens:
@@ -48,12 +57,15 @@ def formula_pieces(
     return pieces, ""
 
 
-def formula_tokens(table: Table, rc: RC) -> tuple[FormulaToken, ...]:
-    """Prefix tokens of the formula in table cell `rc` (parsed where it lives on the sheet)."""
-    cell = table.cell(*rc)
-    assert cell.formula is not None, rc
-    sheet_cell = (table.region.top + rc[0], table.region.left + rc[1])
-    return parse_formula(cell.formula, table.sheet, sheet_cell, cell.array_formula).tokens
+def formula_of(table: Table, rc: RC, formulas: TableFormulas | None = None) -> Formula | None:
+    """The `Formula` of formula cell `rc`: from `formulas` when they hold the cell, else parsed
+    now; None when it does not parse."""
+    if formulas is not None and rc in formulas:
+        return formulas.get(rc)
+    try:
+        return parse_table_cell(table, rc)
+    except FortapError:
+        return None
 
 
 def referenced_cell(table: Table, token: FormulaToken, rc: RC) -> RC | None:

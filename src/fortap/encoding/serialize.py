@@ -31,6 +31,7 @@ from fortap.encoding.formats import DEFAULT_FORMAT, format_vector, merge_spans
 from fortap.encoding.formula_input import formula_pieces
 from fortap.encoding.piece import RC, Piece
 from fortap.errors import where
+from fortap.formula.table_formulas import TableFormulas
 from fortap.table.model import Table
 from fortap.text.numbers import NAN_FEATURES
 from fortap.text.tokenizer import Tokenizer
@@ -82,6 +83,7 @@ def serialize(
     cells: Sequence[RC] | None = None,
     formula_inputs: Mapping[RC, str] | None = None,
     keep: Collection[RC] = (),
+    formulas: TableFormulas | None = None,
 ) -> Example:
     """Serialise `cells` of `table` (all cells when None) in row-major order into an Example.
 
@@ -89,13 +91,18 @@ def serialize(
     blank for none. `formula_inputs` maps cells to an input mode ("tokens", "tag", "value");
     those cells are always serialised and never dropped, as are the cells in `keep`. Formula
     cells not named there use `cfg.formula_mode`. "tag" and "value" apply to any cell (a
-    formula-prediction target is shown as a tag); "tokens" needs a formula.
+    formula-prediction target is shown as a tag); "tokens" needs a formula. `formulas` are the
+    table's parsed formulas (`fortap.formula.table_formulas`): a cell shown as tokens reads its
+    `Formula` there instead of being parsed again.
     """
     cfg = cfg or SerializeConfig()
     formula_inputs = dict(formula_inputs or {})
     chosen = _chosen_cells(table, cells, formula_inputs)
     meta = _table_meta(table)
-    blocks = [cell_block(table, tokenizer, cfg, rc, formula_inputs.get(rc), meta) for rc in chosen]
+    blocks = [
+        cell_block(table, tokenizer, cfg, rc, formula_inputs.get(rc), meta, formulas)
+        for rc in chosen
+    ]
     context_tokens = tokenizer.encode_cell(context)[: cfg.max_context_tokens] if context else []
     budget = cfg.max_seq_len - 1 - len(context_tokens)
     required = set(keep) | set(formula_inputs)
@@ -123,6 +130,7 @@ def cell_block(
     rc: RC,
     mode: str | None = None,
     meta: dict | None = None,
+    formulas: TableFormulas | None = None,
 ) -> list[Piece]:
     """The block of cell `rc`: its [SEP] and its tokens under input `mode` (see module doc)."""
     cell = table.cell(*rc)
@@ -131,7 +139,7 @@ def cell_block(
     if mode == "tag":
         return [sep, Piece(tokenizer.formula_id, NAN_FEATURES, rc)]
     if mode == "tokens":
-        pieces, reason = formula_pieces(table, tokenizer, rc, cfg.max_formula_tokens)
+        pieces, reason = formula_pieces(table, tokenizer, rc, cfg.max_formula_tokens, formulas)
         if pieces is not None:
             return [sep, *pieces]
         if meta is not None:  # unparsable or too long: show the tag, and say why

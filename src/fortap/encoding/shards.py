@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from fortap.encoding.example import FORMAT_DIM, TREE_LEVELS, Example
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 
 _INT_LISTS = ("token_ids", "in_cell_pos", "rows", "cols", "cell_ids")
 _GROUPED = {"numbers": 4, "top_coords": TREE_LEVELS, "left_coords": TREE_LEVELS, "cell_coords": 2}
@@ -58,7 +59,7 @@ def to_table(examples: Iterable[Example]) -> pa.Table:
         for name in _GROUPED:
             columns[name].append(_flat(getattr(ex, name)))
         columns["formats"].append(_flat(ex.formats))
-        columns["targets"].append(_dumps(ex.targets))
+        columns["targets"].append(_dumps(_targets_json(ex.targets)))
         columns["meta"].append(_dumps(ex.meta))
     return pa.table(columns, schema=SCHEMA)
 
@@ -108,6 +109,19 @@ def _examples(data: dict[str, list]) -> Iterator[Example]:
             formats=_grouped(formats, FORMAT_DIM),
             cell_ids=data["cell_ids"][i],
             cell_coords=_grouped(data["cell_coords"][i], 2),
-            targets=json.loads(data["targets"][i]),
+            targets=_targets_from_json(json.loads(data["targets"][i])),
             meta=json.loads(data["meta"][i]),
         )
+
+
+def _targets_json(targets: dict) -> dict:
+    """Targets as JSON values: the typed formula targets as their JSON object."""
+    if isinstance(targets.get(FORMULA_KEY), FormulaTargets):
+        return {**targets, FORMULA_KEY: targets[FORMULA_KEY].to_json()}
+    return targets
+
+
+def _targets_from_json(targets: dict) -> dict:
+    if targets.get(FORMULA_KEY) is not None:
+        targets[FORMULA_KEY] = FormulaTargets.from_json(targets[FORMULA_KEY])
+    return targets

@@ -1,6 +1,8 @@
 """Formulas in the paper's representation: typed AST, prefix tokens, sketch, ranges, verdict.
 
-Entry point: `parse_formula(text, host_sheet, cell) -> Formula`. Modules: `parser` (formualizer
+Entry point: `parse_formula(text, host_sheet, cell) -> Formula`; a table's formula cells are
+parsed once through it by `table_formulas.parse_table_formulas`, and later stages carry those
+`Formula` values. Modules: `parser` (formualizer
 -> our AST in `nodes`), `printer` (AST -> text), `tokens` (the 41-token vocabulary), `sketch`
 (prefix order, sketch, ranges), `references` (A1 <-> coordinates, R1C1), `filters` (keep/discard
 reasons, with `excel_functions`), `occurrences` (first five per row/column), `targets` (NCP

@@ -57,8 +57,3 @@ YIELD YIELDDISC YIELDMAT Z.TEST ZTEST
 """
 
 EXCEL_FUNCTIONS: frozenset[str] = frozenset(_NAMES.split())
-
-
-def is_builtin(name: str) -> bool:
-    """True for an Excel built-in (upper-case name, `_xlfn.` already removed)."""
-    return name in EXCEL_FUNCTIONS

@@ -1,7 +1,10 @@
 """The public `Formula` value: one formula's AST, prefix tokens, sketch, ranges and verdict.
 
 `parse_formula("=SUM(B2:B5)/B6", host_sheet="Sheet1", cell=(6, 3))` is the one entry point the
-rest of fortap uses; nothing downstream re-parses formula text.
+rest of fortap uses; a table's formula cells go through it once
+(`fortap.formula.table_formulas`) and nothing downstream re-parses formula text (a test counts
+the calls while a corpus is built). The shape memory below makes parsing a dragged copy cheap;
+it does not stand in for carrying the `Formula`.
 """
 
 from __future__ import annotations

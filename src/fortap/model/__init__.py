@@ -2,7 +2,7 @@
 
 config.py (sizes), tree_ids.py (coordinates → node ids), embeddings.py, tree_attention.py,
 layers.py, encoder.py, output.py (the `EncoderOutput` contract), state_file.py (safetensors
-save/load of any module), pretrained.py (our checkpoints and the MiniLM init), precision.py.
+save/load of any module), pretrained.py (the MiniLM init), precision.py (the one bf16 policy of training and inference).
 """
 
 from fortap.model.config import ModelConfig

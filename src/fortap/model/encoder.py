@@ -24,11 +24,16 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch
+from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
 from fortap.model.embeddings import TableEmbeddings
 from fortap.model.layers import EncoderLayer
 from fortap.model.output import EncoderOutput
+from fortap.model.state_file import load_state, save_state
 from fortap.model.tree_attention import attention_mask
+
+CONFIG_FILE = "config.json"  # a checkpoint folder's model config
+WEIGHTS_FILE = "model.safetensors"  # and its tensors
 
 
 class LayerStack(nn.Module):
@@ -78,16 +83,21 @@ class FortapEncoder(nn.Module):
 
     @classmethod
     def from_pretrained(cls, directory: str | Path) -> FortapEncoder:
-        """Load config.json + model.safetensors written by `save_pretrained` (no pickle)."""
-        from fortap.model.pretrained import load_encoder
-
-        return load_encoder(directory)
+        """Load config.json + model.safetensors written by `save_pretrained` (no pickle); the
+        encoder comes back in eval mode."""
+        directory = Path(directory)
+        if not (directory / CONFIG_FILE).is_file():
+            raise CheckpointError(f"no {CONFIG_FILE} in checkpoint folder {directory}")
+        model = cls(ModelConfig.load(directory / CONFIG_FILE))
+        load_state(model, directory / WEIGHTS_FILE)
+        return model.eval()
 
     def save_pretrained(self, directory: str | Path) -> None:
         """Write config.json and model.safetensors into `directory` (created if missing)."""
-        from fortap.model.pretrained import save_encoder
-
-        save_encoder(self, directory)
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.config.save(directory / CONFIG_FILE)
+        save_state(self, directory / WEIGHTS_FILE)
 
 
 def cell_states(tokens: torch.Tensor, batch: Batch) -> torch.Tensor:

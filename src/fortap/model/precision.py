@@ -1,4 +1,7 @@
-"""When to run the encoder under bf16 autocast on CPU.
+"""When to run the encoder under bf16 autocast on CPU: the one precision policy of training
+(`training.loop`, `TrainConfig.bf16`) and of inference (`use_bf16(mode, inference=True)`).
+
+A mode is "on", "off" or "auto"; "auto" decides by the CPU, as below.
 
 The project's rule: bf16 autocast only on CPUs with AMX tiles (oneDNN's bf16 GEMMs there run
 3-4x fp32, cpu_stack note §4.2). `bench/encoder.py --bf16 on` measures it anywhere; on the
@@ -27,6 +30,19 @@ def bf16_autocast_supported() -> bool:
 def bf16_inference_supported() -> bool:
     """True when this CPU computes bf16 dot products natively (AMX or AVX512-BF16)."""
     return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
+
+
+BF16_MODES = ("auto", "on", "off")
+
+
+def use_bf16(mode: str, inference: bool = False) -> bool:
+    """Whether a run in `mode` ("auto", "on", "off") computes under bf16 autocast: "auto"
+    trains in bf16 only with AMX and infers in bf16 wherever bf16 is native (see above)."""
+    if mode not in BF16_MODES:
+        raise ValueError(f"bf16 mode must be auto, on or off, got {mode!r}")
+    if mode != "auto":
+        return mode == "on"
+    return bf16_inference_supported() if inference else bf16_autocast_supported()
 
 
 def cpu_autocast(enabled: bool) -> contextlib.AbstractContextManager:

@@ -1,7 +1,7 @@
 """Pretrained weights: our checkpoints (config.json + model.safetensors) and the MiniLM init.
 
-`save_encoder` / `load_encoder` back `FortapEncoder.save_pretrained` / `from_pretrained`: the
-config as JSON and the tensors through `state_file` (safetensors with checksums; nothing is
+Our checkpoints are written and read by `FortapEncoder.save_pretrained` / `from_pretrained`:
+the config as JSON and the tensors through `state_file` (safetensors with checksums; nothing is
 ever unpickled). Heads and objectives save their own modules beside it with
 `state_file.save_state` / `load_state`.
 
@@ -26,29 +26,10 @@ import torch
 
 from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
-from fortap.model.encoder import FortapEncoder
-from fortap.model.state_file import check_match, load_state, read_tensors, save_state
+from fortap.model.encoder import WEIGHTS_FILE, FortapEncoder
+from fortap.model.state_file import check_match, read_tensors
 
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
-
-
-def save_encoder(model: FortapEncoder, directory: str | Path) -> None:
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    model.config.save(directory / CONFIG_FILE)
-    save_state(model, directory / WEIGHTS_FILE)
-
-
-def load_encoder(directory: str | Path) -> FortapEncoder:
-    """The encoder saved in `directory`, in eval mode."""
-    directory = Path(directory)
-    if not (directory / CONFIG_FILE).is_file():
-        raise CheckpointError(f"no {CONFIG_FILE} in checkpoint folder {directory}")
-    model = FortapEncoder(ModelConfig.load(directory / CONFIG_FILE))
-    load_state(model, directory / WEIGHTS_FILE)
-    return model.eval()
 
 
 @dataclass

@@ -9,7 +9,9 @@ An objective is one module exposing an `Objective` record:
   where an example has none) into `Batch.targets[name]` (the hook of `encoding.collate`);
 - `head(encoder, cfg) -> nn.Module`: a thin head over `EncoderOutput` whose
   `forward(output, batch)` returns the objective's scores;
-- `loss(scores, targets) -> Tensor` and `metric(scores, targets) -> dict[str, float]`.
+- `loss(scores, targets) -> Tensor` and `metric(scores, targets) -> dict[str, float]`; a
+  metric that reports an F1 also reports its `tp`, `fp` and `fn` counts, so log means can
+  recompute it (`f1`).
 
 `order` fixes when targets are built: objectives that restructure the sequence (blank cells,
 append items) run before those that only relabel tokens (MLM), so nobody's positions move
@@ -58,3 +60,10 @@ def hidden_size(encoder) -> int:
 def word_embeddings(encoder):
     """The encoder's token embedding table (`nn.Embedding`), which the MLM decoder is tied to."""
     return encoder.embeddings.word_embeddings
+
+
+def f1(tp: float, fp: float, fn: float) -> float:
+    """F1 of true positives, false positives and misses: 2tp / (2tp + fp + fn), 0 without a
+    true positive. The one F1 of the package: objectives' metrics, the log means that
+    recompute it from summed counts, and the benches call this."""
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0

@@ -13,9 +13,9 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from fortap.corpus.samples import FORMULA_KEY, all_ncp_groups
 from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.text.numbers import NAN_FEATURES, Features
 
 
@@ -53,11 +53,7 @@ def formula_related(example: Example) -> frozenset[int]:
     facts = example.targets.get(FORMULA_KEY)
     if not facts:
         return frozenset()
-    cells = [facts["cell"], facts.get("formula_header"), facts.get("row_header"),
-             facts.get("col_header"), *facts.get("positives", ()), *facts.get("negatives", ()),
-             *facts.get("referenced", ())]  # fmt: skip
-    cells += [c for _, group in all_ncp_groups(facts) for c in group]
-    return frozenset(c for c in cells if c)
+    return frozenset(c for c in facts.needed_cells() if c)
 
 
 def cell_content(

@@ -1,6 +1,6 @@
 """Formula masked language modelling (`formula_mlm`; ForTaP's formula MLM, reference note §6.7).
 
-Only for samples that show their formula as tokens (`targets["formula"]["tokens"]`). With
+Only for samples that show their formula as tokens (`FormulaTargets.tokens`). With
 chance `operator_rate` every operator and function token of the formula is masked, otherwise
 every reference token (when the drawn kind has none, the other kind is masked):
 
@@ -18,15 +18,14 @@ Letters: B batch, C cells, N masked operators, M masked references, D hidden.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import Batch, Example
+from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.formula.tokens import FORMULA_VOCAB
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
@@ -59,14 +58,14 @@ def targets(example: Example, cfg: FormulaMlmConfig, ctx: TargetContext) -> Exam
         "ref_positions": [],
         "ref_cells": [],
     }
-    tokens = facts["tokens"] if facts else []
+    tokens = facts.tokens if facts else ()
     ops = [t for t in tokens if t[1] == "op"]
     refs = [t for t in tokens if t[1] == "ref"]
     if ops or refs:
         use_ops = ctx.rng.random() < cfg.operator_rate
         if not (ops if use_ops else refs):
             use_ops = not use_ops
-        sep = cell_spans(example)[facts["cell"]][0]  # the formula cell's [SEP]
+        sep = cell_spans(example)[facts.cell][0]  # the formula cell's [SEP]
         for offset, _, vocab, ref in ops if use_ops else refs:
             pos = sep + offset
             assert example.token_ids[pos] == FORMULA_TOKEN_BASE + vocab, (
@@ -149,30 +148,6 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
     return {"acc": (op_hits + ref_hits) / n if n else 0.0, "n": float(n),
             "acc_op": op_hits / n_op if n_op else 0.0, "n_op": float(n_op),
             "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n_ref": float(n_ref)}  # fmt: skip
-
-
-def baseline(
-    values: list[dict | None], cells: list[int] | None = None, majority: int | None = None
-) -> dict[str, float]:
-    """Trivial predictors on built targets: operators by one label, `majority` or by default
-    these targets' most frequent one (`majority_op`); references by a uniform guess among the
-    example's cells (`cells[i]` = cells of example i), whose expected accuracy is 1/cells, or 0
-    when `cells` is not given."""
-    labels = Counter(y for v in values if v for y in v["op_labels"])
-    n_op = sum(labels.values())
-    if majority is None:
-        majority = labels.most_common(1)[0][0] if labels else -1
-    op_hits = labels[majority]
-    n_ref = sum(len(v["ref_cells"]) for v in values if v)
-    ref_hits = 0.0
-    if cells is not None:
-        ref_hits = sum(
-            len(v["ref_cells"]) / max(1, k) for v, k in zip(values, cells, strict=True) if v
-        )
-    n = n_op + n_ref
-    return {"acc": (op_hits + ref_hits) / n if n else 0.0, "acc_op": op_hits / n_op if n_op else 0.0,
-            "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n": float(n),
-            "majority_op": float(majority)}  # fmt: skip
 
 
 OBJECTIVE = Objective(

@@ -3,7 +3,7 @@
 For each operator or function among the paper's 17 (`fortap.formula.targets.NCP_CLASSES`:
 the 13 operators, SUM, AVERAGE, MAX, MIN) whose direct operands are all numeric cell
 references, the states of those operand cells are mean-pooled and classified into the 17
-classes. The groups come with the corpus sample (`targets["formula"]["ncp"]`, cell ids, only
+classes. The groups come with the corpus sample (`FormulaTargets.ncp`, cell ids, only
 groups whose cells are all in the input); nothing is random here. Besides the sample's own
 formula, the table's other kept formulas whose operands are all in the input give groups too
 (`ncp_neighbours`: those cells show values, so their operators are not in the input); the
@@ -17,15 +17,14 @@ Head: Linear → GELU → Linear(17). Letters: B batch, C cells, G groups in the
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.corpus.samples import FORMULA_KEY, all_ncp_groups
 from fortap.encoding.example import Batch, Example
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.formula.targets import NCP_CLASSES
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
@@ -54,12 +53,12 @@ def targets(example: Example, cfg: NcpConfig, ctx: TargetContext) -> Example:
     return out
 
 
-def operand_groups(facts: dict | None, cfg: NcpConfig) -> list:
+def operand_groups(facts: FormulaTargets | None, cfg: NcpConfig) -> list:
     """The NCP groups of a sample's formula facts: its formula's (unless shown as tokens and
     `skip_formula_tokens`), then those of the table's other formulas (`ncp_neighbours`)."""
     if not facts:
         return []
-    return all_ncp_groups(facts, own=not (cfg.skip_formula_tokens and facts["mode"] == "tokens"))
+    return facts.ncp_groups(own=not (cfg.skip_formula_tokens and facts.mode == "tokens"))
 
 
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
@@ -103,60 +102,6 @@ def loss(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> torch.Tensor:
 def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, float]:
     n = scores.shape[0]
     hits = int((scores.argmax(-1) == target["labels"]).sum()) if n else 0
-    return {"acc": hits / n if n else 0.0, "n": float(n)}
-
-
-def baseline(values: list[dict | None], majority: int | None = None) -> dict[str, float]:
-    """Accuracy of always answering one class on these targets: `majority` (e.g. the training
-    split's most frequent class, see `class_counts`) or, by default, these targets' own most
-    frequent class (an oracle that has seen the evaluation labels)."""
-    labels = Counter(label for v in values if v for label, _ in v["groups"])
-    n = sum(labels.values())
-    if majority is None:
-        top = labels.most_common(1)
-        majority = top[0][0] if top else -1
-    return {"acc": labels[majority] / n if n else 0.0, "n": float(n),
-            "majority_class": float(majority)}  # fmt: skip
-
-
-def class_counts(facts: list[dict | None], cfg: NcpConfig | None = None) -> Counter:
-    """NCP classes of corpus formula facts (`targets["formula"]` of samples), as `targets` would
-    draw them, e.g. to find the training split's majority class."""
-    cfg = cfg or NcpConfig()
-    return Counter(label for f in facts for label, _ in operand_groups(f, cfg))
-
-
-def operand_shape(example: Example, cells: list[int]) -> tuple[int, ...]:
-    """What positions alone say about an operand group: (cells, up to 3; all on one row; all in
-    one column; row span + column span, up to 5)."""
-    at = [example.cell_coords[c - 1] for c in cells]
-    rows, cols = {r for r, _ in at}, {c for _, c in at}
-    span = max(rows) - min(rows) + max(cols) - min(cols)
-    return (min(len(cells), 3), int(len(rows) == 1), int(len(cols) == 1), min(span, 5))
-
-
-def position_rule(train: list[Example], dev: list[Example], cfg: NcpConfig | None = None) -> dict:
-    """A rule that reads positions only, as a reference point above the majority class: each
-    `operand_shape` answers the class most frequent for it among the training groups (the
-    training majority for a shape never seen). Groups come from the samples' formula facts as
-    `targets` draws them. Accuracy on `dev`."""
-    cfg = cfg or NcpConfig()
-
-    def shapes(examples: list[Example]):
-        for example in examples:
-            for label, cells in operand_groups(example.targets.get(FORMULA_KEY), cfg):
-                yield operand_shape(example, cells), label
-
-    by_shape: dict[tuple[int, ...], Counter] = {}
-    for shape, label in shapes(train):
-        by_shape.setdefault(shape, Counter())[label] += 1
-    overall = sum(by_shape.values(), Counter()).most_common(1)
-    fallback = overall[0][0] if overall else -1
-    answer = {shape: counts.most_common(1)[0][0] for shape, counts in by_shape.items()}
-    hits = n = 0
-    for shape, label in shapes(dev):
-        hits += answer.get(shape, fallback) == label
-        n += 1
     return {"acc": hits / n if n else 0.0, "n": float(n)}
 
 

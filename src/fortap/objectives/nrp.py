@@ -1,6 +1,6 @@
 """Numerical reference prediction (`nrp`; ForTaP's NRP, reference note §6.4–6.5).
 
-Built from a corpus sample's formula facts (`example.targets["formula"]`, see
+Built from a corpus sample's formula facts (`example.targets[FORMULA_KEY]`, a `FormulaTargets`, see
 `fortap.corpus.samples`), in two parts:
 
 - **table-only**: pairs (formula cell's non-shared header, candidate header). Candidates are
@@ -32,11 +32,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.corpus.samples import FORMULA_KEY
 from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Batch, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.model.output import EncoderOutput
-from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.base import Objective, TargetContext, f1, hidden_size
 from fortap.objectives.edits import cell_content, cell_spans, clone
 from fortap.text.numbers import NAN_FEATURES
 
@@ -72,17 +72,17 @@ def targets(example: Example, cfg: NrpConfig, ctx: TargetContext) -> Example:
     facts = example.targets.get(FORMULA_KEY)
     out = clone(example)
     target = {"query": 0, "candidates": [], "labels": [], "offsets": [], "tags": None}
-    if facts and facts["formula_header"] and facts["positives"]:
-        positives = list(facts["positives"])
-        negatives = list(facts["negatives"])
+    if facts and facts.formula_header and facts.positives:
+        positives = list(facts.positives)
+        negatives = list(facts.negatives)
         negatives = ctx.rng.sample(
             negatives, min(len(negatives), cfg.negative_ratio * len(positives))
         )
-        query, candidates = facts["formula_header"], positives + negatives
+        query, candidates = facts.formula_header, positives + negatives
         target.update(query=query, candidates=candidates,
                       labels=[1] * len(positives) + [0] * len(negatives),
                       offsets=[pair_offset(example, query, c) for c in candidates])  # fmt: skip
-    headers = [h for h in (facts["row_header"], facts["col_header"]) if h] if facts else []
+    headers = [h for h in (facts.row_header, facts.col_header) if h] if facts else []
     if facts and headers and ctx.rng.random() < cfg.text_rate:
         prompt = noisy_prompt(example, headers, cfg, ctx)
         if len(example) + len(prompt) <= ctx.max_tokens:
@@ -125,14 +125,14 @@ def insert_context(example: Example, pieces: list) -> Example:
     return example
 
 
-def cell_tags(example: Example, facts: dict, headers: list[int]) -> list[int]:
+def cell_tags(example: Example, facts: FormulaTargets, headers: list[int]) -> list[int]:
     """One tag per serialised cell (index k-1 for cell id k); see `TAGS`."""
     tags = [0] * len(example.cell_coords)
-    for cell in facts["positives"]:
+    for cell in facts.positives:
         tags[cell - 1] = 3
     for cell in headers:
         tags[cell - 1] = 1
-    tags[facts["cell"] - 1] = 2
+    tags[facts.cell - 1] = 2
     return tags
 
 
@@ -223,10 +223,6 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
     return {"f1": f1(tp, fp, fn), "acc": float((pred == labels).sum()) / n if n else 0.0, "n": float(n),
             "tp": float(tp), "fp": float(fp), "fn": float(fn),
             "tag_acc": tag_hits / n_tags if n_tags else 0.0, "n_tags": float(n_tags)}  # fmt: skip
-
-
-def f1(tp: int, fp: int, fn: int) -> float:
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 def pair_offset(example: Example, query: int, candidate: int) -> int:

@@ -21,11 +21,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from fortap.corpus.snippets import SNIPPETS, TableContextConfig
 from fortap.encoding.example import Batch, Example
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
 from fortap.objectives.edits import append_item, clone, free_slot
-from fortap.objectives.snippets import SNIPPETS, TableContextConfig
 
 NAME = "table_context"
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,14 +97,3 @@ def read_hitab(path: str | Path) -> Table:
     if not isinstance(data, dict):
         raise SheetError("bad_hitab", "a HiTab table file holds one JSON object", path)
     return table_from_hitab(data, path)
-
-
-def is_hitab_file(path: str | Path) -> bool:
-    """A `.json` file (HiTab raw tables are one object per file; Table JSONL is `.jsonl`)."""
-    return Path(path).suffix.lower() == ".json"
-
-
-def read_hitab_tables(paths: Iterable[str | Path]) -> Iterator[Table]:
-    """Tables of many HiTab files, in the given order."""
-    for path in paths:
-        yield read_hitab(path)

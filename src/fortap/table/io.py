@@ -1,4 +1,5 @@
-"""Table <-> JSON, and JSON-lines files of tables. The round trip is exact.
+"""Table <-> JSON, JSON-lines files of tables, and `read_tables` (every table a user names:
+Table JSONL and HiTab JSON). The round trip is exact.
 
 One table is one JSON object (format version `v` = 1):
 
@@ -24,6 +25,8 @@ from typing import Any
 
 from fortap.errors import FortapError
 from fortap.sheet.model import DEFAULT_STYLE, EMPTY, Cell, CellStyle, Region
+from fortap.table.hitab import read_hitab
+from fortap.table.inputs import table_inputs
 from fortap.table.model import ROOT, HeaderNode, Table
 
 FORMAT_VERSION = 1
@@ -106,6 +109,22 @@ def read_jsonl(path: str | Path) -> Iterator[Table]:
                 yield table_from_json(json.loads(line))
             except (json.JSONDecodeError, ValueError) as exc:
                 raise FortapError(f"{exc} (line {number} of {Path(path).name})") from exc
+
+
+def read_tables(paths: Iterable[str | Path], limit: int = 0) -> list[Table]:
+    """Tables of the Table JSONL files, then the HiTab JSON files, that `paths` name (files or
+    folders, see `fortap.table.inputs`; an ingest folder's `report.json` is left out); at most
+    `limit` (0 = all), the files after the limit is reached are not read."""
+    jsonl, hitab = table_inputs(paths)
+    tables: list[Table] = []
+    for path in jsonl + hitab:
+        if limit and len(tables) >= limit:
+            break
+        if path in hitab:
+            tables.append(read_hitab(path))
+        else:
+            tables += list(read_jsonl(path))
+    return tables[:limit] if limit else tables
 
 
 def _region_list(reg: Region) -> list[int]:

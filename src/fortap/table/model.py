@@ -3,7 +3,8 @@
 A `Table` is dense and table-relative: `cells[r][c]` is row `r`, column `c` of the region,
 `region` places it in its sheet. The top tree's nodes are top-header cells (a parent spans its
 children's columns); the left tree's nodes are left-header cells (a parent governs its
-children's rows). Both roots sit at (-1, -1). Every cell's tree coordinates come from
+children's rows). Both roots sit at (-1, -1); `HeaderNode` lives in `fortap.table.tree`, which
+reads a table only through its `TreeTable` protocol, so the two modules import one way. Every cell's tree coordinates come from
 `fortap.table.tree.cell_coordinates`, cached on the table as `coordinates`.
 """
 
@@ -11,32 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from fortap.sheet.model import Cell, Region
-
-if TYPE_CHECKING:
-    from fortap.table.tree import CoordinateGrid
-
-
-@dataclass(frozen=True, slots=True)
-class HeaderNode:
-    """A header cell in a tree, table-relative; the root is (-1, -1)."""
-
-    row: int
-    col: int
-    children: tuple[HeaderNode, ...] = ()
-
-    def depth(self) -> int:
-        """Levels below this node (a root with only leaf children has depth 1)."""
-        return 1 + max((c.depth() for c in self.children), default=-1) if self.children else 0
-
-    def walk(self):
-        """Pre-order over this node and its descendants."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
+from fortap.table.tree import CoordinateGrid, HeaderNode, cell_coordinates
 
 ROOT = HeaderNode(-1, -1)
 
@@ -79,6 +57,4 @@ class Table:
     @cached_property
     def coordinates(self) -> CoordinateGrid:
         """Top and left tree coordinates of every cell (computed once)."""
-        from fortap.table.tree import cell_coordinates
-
         return cell_coordinates(self)

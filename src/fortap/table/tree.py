@@ -34,15 +34,48 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
 from fortap.sheet.model import Region
 
-if TYPE_CHECKING:
-    from fortap.table.model import HeaderNode, Table
-
 Coord = tuple[int, int, int, int]  # sibling index per level, -1 = null (length = TreeConfig.levels)
 NULL = -1
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderNode:
+    """A header cell in a tree, table-relative; the root is (-1, -1)."""
+
+    row: int
+    col: int
+    children: tuple[HeaderNode, ...] = ()
+
+    def depth(self) -> int:
+        """Levels below this node (a root with only leaf children has depth 1)."""
+        return 1 + max((c.depth() for c in self.children), default=-1) if self.children else 0
+
+    def walk(self):
+        """Pre-order over this node and its descendants."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+class TreeTable(Protocol):
+    """What `cell_coordinates` reads of a table (`fortap.table.model.Table` has it all)."""
+
+    book: str
+    sheet: str
+    region: Region
+    merged: tuple[Region, ...]
+    top_root: HeaderNode
+    left_root: HeaderNode
+
+    @property
+    def n_rows(self) -> int: ...
+
+    @property
+    def n_cols(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -134,7 +167,7 @@ def node_ids(coord: Sequence[int], cfg: TreeConfig = TreeConfig()) -> tuple[int,
     )
 
 
-def cell_coordinates(table: Table, cfg: TreeConfig = TreeConfig()) -> CoordinateGrid:
+def cell_coordinates(table: TreeTable, cfg: TreeConfig = TreeConfig()) -> CoordinateGrid:
     """Top and left coordinates of every cell of `table` (rules in the module docstring)."""
     merged_at = _merge_lookup(table)
 
@@ -151,7 +184,7 @@ def cell_coordinates(table: Table, cfg: TreeConfig = TreeConfig()) -> Coordinate
     return CoordinateGrid(top=top, left=left)
 
 
-def _merge_lookup(table: Table) -> dict[tuple[int, int], Region]:
+def _merge_lookup(table: TreeTable) -> dict[tuple[int, int], Region]:
     """Every cell covered by a merged region -> that region (table-relative)."""
     out: dict[tuple[int, int], Region] = {}
     for reg in table.merged:

@@ -17,6 +17,7 @@ from pathlib import Path
 from fortap.corpus.split import SPLITS, SplitConfig, book_key
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
+from fortap.table.io import read_tables as read_tables  # one reader for every command
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction import FormulaExamplesConfig, split_examples
 
@@ -49,18 +50,6 @@ def split_for_run(
         f"{n_dev} dev, {n_test} test"
     )
     return split, note
-
-
-def read_tables(paths: Sequence[str | Path]) -> list[Table]:
-    """Tables of the Table JSONL and HiTab JSON files named by `paths` (an ingest folder works:
-    its `report.json` is left out)."""
-    from fortap.table.hitab import read_hitab
-    from fortap.table.inputs import table_inputs
-    from fortap.table.io import read_jsonl
-
-    jsonl, hitab = table_inputs(paths)
-    tables = [t for path in jsonl for t in read_jsonl(path)]
-    return tables + [read_hitab(path) for path in hitab]
 
 
 def spread(examples: Sequence[Example], n: int) -> list[Example]:

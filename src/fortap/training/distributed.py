@@ -67,11 +67,6 @@ def wrap(model: nn.Module, dist: Dist) -> nn.Module:
     return DistributedDataParallel(model, device_ids=device_ids, find_unused_parameters=True)
 
 
-def unwrap(model: nn.Module) -> nn.Module:
-    """The module inside a DDP wrapper (the one to save and evaluate)."""
-    return getattr(model, "module", model)
-
-
 def no_sync(model: nn.Module, skip: bool):
     """Skip DDP's gradient all-reduce for an accumulation micro-batch that is not the last."""
     return model.no_sync() if skip and hasattr(model, "no_sync") else nullcontext()

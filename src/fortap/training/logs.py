@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch
+from fortap.objectives.base import f1
 
 
 class Meter:
@@ -80,5 +81,5 @@ def mean_logs(window: dict[str, list[float]]) -> dict[str, float]:
         kind, _, name = key.partition("/")
         if kind == "f1" and all(f"{c}/{name}" in out for c in ("tp", "fp", "fn")):
             tp, fp, fn = (out[f"{c}/{name}"] for c in ("tp", "fp", "fn"))
-            out[key] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+            out[key] = f1(tp, fp, fn)
     return out

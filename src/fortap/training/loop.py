@@ -31,6 +31,7 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch
+from fortap.model.precision import use_bf16
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from fortap.training.distributed import Dist, barrier, gather, no_sync, wrap
 from fortap.training.logs import Meter, evaluate
@@ -81,12 +82,6 @@ class TrainResult:
     history: list[dict[str, Any]] = field(default_factory=list)  # every metrics.jsonl line
     checkpoint: Path | None = None  # the last checkpoint written
     resumed_from: Path | None = None
-
-
-def use_bf16(mode: str) -> bool:
-    if mode == "on":
-        return True
-    return mode == "auto" and bool(torch.cpu._is_amx_tile_supported())
 
 
 def train(

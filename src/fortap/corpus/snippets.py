@@ -1,8 +1,9 @@
 """A table's context cut into snippets: one shown after [CLS], the others the choices that
 table-context retrieval (`fortap.objectives.table_context`) asks the model to find.
 
-Kept apart from the objective so that the corpus builder can cut table samples' context the
-same way without importing the objectives' editing code (which reads corpus facts).
+It lives in the corpus stage, below the objectives: the corpus builder cuts table samples'
+context with it and the objective reads the same meta keys and config, so neither stage has to
+import the other's later code.
 """
 
 from __future__ import annotations
