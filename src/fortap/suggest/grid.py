@@ -1,0 +1,140 @@
+"""A rectangle of a `Sheet` as JSON for the web page: `parse_range` and `sheet_window`.
+
+The page draws what it is sent: per cell the value (as the workbook stores it, or as the
+engine recomputed it for an accepted formula), the formula text, the number format and bold;
+and the merged regions that overlap the window. Rows and columns in the JSON are 1-based, as
+a user reads them in A1 text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fortap.errors import FortapError
+from fortap.formula.references import column_index
+from fortap.sheet.model import Region, Sheet, a1
+
+MAX_WINDOW_CELLS = 100_000  # cells one request may ask for; the page asks for tiles of 100 x 50
+_CELL = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})")
+
+
+class BadRange(FortapError):
+    """A `range` argument that is not `A1` or `A1:B2`, or is too large."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """The 0-based inclusive rectangle asked for, already clipped to the sheet."""
+
+    top: int
+    left: int
+    bottom: int
+    right: int
+
+
+def parse_cell_a1(text: str, sheet: str) -> tuple[int, int]:
+    """`B7` -> (6, 1), 0-based; `BadRange` naming the sheet for anything else."""
+    m = _CELL.fullmatch(text.strip())
+    col = column_index(m[1]) if m else None
+    row = int(m[2]) - 1 if m else -1
+    if m is None or col is None or not 0 <= row < 1_048_576:
+        raise BadRange(f"bad cell {text[:40]!r}: expected A1 text such as B7 (sheet {sheet!r})")
+    return row, col
+
+
+def parse_range(text: str | None, sheet: Sheet) -> Window:
+    """`A1:Z100` (or one cell) clipped to the sheet's used range; None = the whole used range."""
+    last_row, last_col = max(sheet.n_rows - 1, 0), max(sheet.n_cols - 1, 0)
+    if text is None or not text.strip():
+        window = Window(0, 0, last_row, last_col)
+    else:
+        parts = text.split(":")
+        if len(parts) > 2:
+            raise BadRange(f"bad range {text[:40]!r}: expected A1:B2 (sheet {sheet.name!r})")
+        (r0, c0), (r1, c1) = (
+            parse_cell_a1(parts[0], sheet.name),
+            parse_cell_a1(parts[-1], sheet.name),
+        )
+        top, bottom = min(r0, r1), max(r0, r1)
+        left, right = min(c0, c1), max(c0, c1)
+        window = Window(top, left, min(bottom, last_row), min(right, last_col))
+    n = max(window.bottom - window.top + 1, 0) * max(window.right - window.left + 1, 0)
+    if n > MAX_WINDOW_CELLS:
+        raise BadRange(
+            f"range {text or 'A1:' + a1(window.bottom, window.right)} of sheet {sheet.name!r} "
+            f"holds {n:,} cells, "
+            f"over the limit of {MAX_WINDOW_CELLS:,} per request: ask for a smaller range"
+        )
+    return window
+
+
+def json_value(value: Any) -> str | float | bool | None:
+    """A cell value JSON can carry: NaN and infinities become their Excel-like text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "#NUM!"
+    return value
+
+
+def sheet_window(
+    sheet: Sheet, window: Window, accepted: Mapping[str, tuple[str, Any]] = {}
+) -> dict[str, Any]:
+    """The cells of `window` that hold something, with `accepted` {A1: (formula, value)} on top."""
+    cells = []
+    for r, c in _positions(sheet, window):
+        cell = sheet.cells[(r, c)]
+        if cell.is_empty or a1(r, c) in accepted:
+            continue
+        style = cell.style
+        cells.append(_cell_json(r, c, cell.value, cell.formula, style.number_format, style.bold))
+    for address, (formula, value) in accepted.items():
+        r, c = parse_cell_a1(address, sheet.name)
+        if window.top <= r <= window.bottom and window.left <= c <= window.right:
+            style = sheet.cell(r, c).style
+            cells.append(_cell_json(r, c, value, formula, style.number_format, style.bold, True))
+    cells.sort(key=lambda x: (x["row"], x["col"]))
+    box = Region(
+        window.top, window.left, max(window.bottom, window.top), max(window.right, window.left)
+    )
+    merged = [m.a1 for m in sheet.merged if _overlaps(m, box)]
+    return {
+        "sheet": sheet.name,
+        "range": box.a1,
+        "n_rows": sheet.n_rows,
+        "n_cols": sheet.n_cols,
+        "cells": cells,
+        "merged": merged,
+    }
+
+
+def _positions(sheet: Sheet, window: Window) -> list[tuple[int, int]]:
+    """The stored cells inside `window`, by whichever is smaller: the window or the sheet."""
+    area = (window.bottom - window.top + 1) * (window.right - window.left + 1)
+    if area < len(sheet.cells):
+        rows, cols = range(window.top, window.bottom + 1), range(window.left, window.right + 1)
+        return [(r, c) for r in rows for c in cols if (r, c) in sheet.cells]
+    return [
+        (r, c)
+        for r, c in sheet.cells
+        if window.top <= r <= window.bottom and window.left <= c <= window.right
+    ]
+
+
+def _cell_json(r, c, value, formula, number_format, bold, accepted=False) -> dict[str, Any]:
+    return {
+        "row": r + 1,
+        "col": c + 1,
+        "a1": a1(r, c),
+        "value": json_value(value),
+        "formula": formula,
+        "number_format": number_format,
+        "bold": bold,
+        "accepted": accepted,
+    }
+
+
+def _overlaps(a: Region, b: Region) -> bool:
+    return a.top <= b.bottom and b.top <= a.bottom and a.left <= b.right and b.left <= a.right
