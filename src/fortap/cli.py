@@ -275,6 +275,13 @@ def serve(
     run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet)
 
 
+# `fortap suggest` and `fortap train-ranker` live in fortap.suggest.cli (typer only at import)
+from fortap.suggest.cli import suggest_command, train_ranker_command  # noqa: E402
+
+app.command("suggest")(_fail_cleanly(suggest_command))
+app.command("train-ranker")(_fail_cleanly(train_ranker_command))
+
+
 def main() -> None:
     app()
 
