@@ -30,6 +30,7 @@ def budget_book() -> openpyxl.Workbook:
     ws["A7"] = "Total"
     ws["B7"] = "=SUM(B2:B6)"
     ws["C7"] = "=SUM(C2:C6)"
+    ws["F7"] = "=B7+C7+D7"  # the grand total, which depends on the empty D7
     for cell in ("A1", "B1", "C1", "D1", "A7"):
         ws[cell].font = Font(bold=True)
     for row in ws.iter_rows(min_row=2, max_row=7, min_col=2, max_col=4):

@@ -81,8 +81,10 @@ def test_cells_of_a_range_carry_value_formula_format_bold_and_merges(client, boo
         ("C6", 0.0, None, "#,##0", False),
         ("D6", 35.0, None, "#,##0", False),
         ("A7", "Total", None, "General", True),
-        ("B7", None, "=SUM(B2:B6)", "#,##0", False),
-        ("C7", None, "=SUM(C2:C6)", "#,##0", False),
+        ("B7", 1660.0, "=SUM(B2:B6)", "#,##0", False),
+        ("C7", 1655.0, "=SUM(C2:C6)", "#,##0", False),
+        ("D7", None, None, "#,##0", False),
+        ("F7", 3315.0, "=B7+C7+D7", "General", False),
     ]  # fmt: skip
     assert body["merged"] == []
     top = client.get(f"/workbooks/{book}/sheets/Budget", params={"range": "E1:H2"}).json()
@@ -123,9 +125,10 @@ def test_upload_suggest_accept_download_round_trip(client, book):
         "value": TOTAL_VALUE,
         "error": None,
     }
-    cells = client.get(f"/workbooks/{book}/sheets/Budget", params={"range": "D7"}).json()["cells"]
-    assert [(c["a1"], c["formula"], c["value"], c["accepted"]) for c in cells] == [
-        ("D7", TOTAL_FORMULA, TOTAL_VALUE, True)
+    cells = client.get(f"/workbooks/{book}/sheets/Budget", params={"range": "D7:F7"}).json()
+    assert [(c["a1"], c["formula"], c["value"], c["accepted"]) for c in cells["cells"]] == [
+        ("D7", TOTAL_FORMULA, TOTAL_VALUE, True),
+        ("F7", "=B7+C7+D7", 1660 + 1655 + TOTAL_VALUE, False),  # recomputed by the engine
     ]
     assert client.get(f"/workbooks/{book}").json()["accepted"] == [
         {"sheet": "Budget", "cell": "D7", "formula": TOTAL_FORMULA}

@@ -1,8 +1,8 @@
 """A rectangle of a `Sheet` as JSON for the web page: `parse_range` and `sheet_window`.
 
-The page draws what it is sent: per cell the value (as the workbook stores it, or as the
-engine recomputed it for an accepted formula), the formula text, the number format and bold;
-and the merged regions that overlap the window. Rows and columns in the JSON are 1-based, as
+The page draws what it is sent: per cell the value (for a formula cell, as the engine computes
+it now, so accepted formulas and the cells depending on them show current values), the formula
+text, the number format and bold; and the merged regions that overlap the window. Rows and columns in the JSON are 1-based, as
 a user reads them in A1 text.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,21 +80,36 @@ def json_value(value: Any) -> str | float | bool | None:
 
 
 def sheet_window(
-    sheet: Sheet, window: Window, accepted: Mapping[str, tuple[str, Any]] = {}
+    sheet: Sheet,
+    window: Window,
+    accepted: Collection[str] = (),
+    value_of: Callable[[str], Any] | None = None,
 ) -> dict[str, Any]:
-    """The cells of `window` that hold something, with `accepted` {A1: (formula, value)} on top."""
+    """The cells of `window` that hold something or carry a format; `accepted` are the A1s of
+    formulas the user accepted; `value_of(A1)` gives a formula cell's value as recomputed now
+    (else the value the file cached)."""
     cells = []
     for r, c in _positions(sheet, window):
         cell = sheet.cells[(r, c)]
-        if cell.is_empty or a1(r, c) in accepted:
-            continue
         style = cell.style
-        cells.append(_cell_json(r, c, cell.value, cell.formula, style.number_format, style.bold))
-    for address, (formula, value) in accepted.items():
-        r, c = parse_cell_a1(address, sheet.name)
-        if window.top <= r <= window.bottom and window.left <= c <= window.right:
-            style = sheet.cell(r, c).style
-            cells.append(_cell_json(r, c, value, formula, style.number_format, style.bold, True))
+        if cell.is_empty and not _drawn_style(style):
+            continue
+        address = a1(r, c)
+        value = cell.value
+        if cell.formula is not None and value_of is not None:
+            value = value_of(address)
+        cells.append(
+            {
+                "row": r + 1,
+                "col": c + 1,
+                "a1": address,
+                "value": json_value(value),
+                "formula": cell.formula,
+                "number_format": style.number_format,
+                "bold": style.bold,
+                "accepted": address in accepted,
+            }
+        )
     cells.sort(key=lambda x: (x["row"], x["col"]))
     box = Region(
         window.top, window.left, max(window.bottom, window.top), max(window.right, window.left)
@@ -110,6 +125,12 @@ def sheet_window(
     }
 
 
+def _drawn_style(style) -> bool:
+    """An empty cell is sent only when the page would draw it differently (a number format or
+    bold, which a formula accepted there takes on)."""
+    return style.bold or style.number_format != "General"
+
+
 def _positions(sheet: Sheet, window: Window) -> list[tuple[int, int]]:
     """The stored cells inside `window`, by whichever is smaller: the window or the sheet."""
     area = (window.bottom - window.top + 1) * (window.right - window.left + 1)
@@ -121,19 +142,6 @@ def _positions(sheet: Sheet, window: Window) -> list[tuple[int, int]]:
         for r, c in sheet.cells
         if window.top <= r <= window.bottom and window.left <= c <= window.right
     ]
-
-
-def _cell_json(r, c, value, formula, number_format, bold, accepted=False) -> dict[str, Any]:
-    return {
-        "row": r + 1,
-        "col": c + 1,
-        "a1": a1(r, c),
-        "value": json_value(value),
-        "formula": formula,
-        "number_format": number_format,
-        "bold": bold,
-        "accepted": accepted,
-    }
 
 
 def _overlaps(a: Region, b: Region) -> bool:

@@ -149,15 +149,13 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
     ) -> dict:
         """Cells of a range (default: the used range) with values, formulas and formats."""
         book = store.get(book_id)
-        model = _sheet(book, sheet)
-        window = parse_range(cell_range, model)
-        with book.lock:
-            accepted = {
-                address: (formula, book.values.get((name, address)))
-                for (name, address), formula in book.accepted.items()
-                if name == sheet
-            }
-        return sheet_window(model, window, accepted)
+        with book.lock, _named(book):
+            model = _sheet(book, sheet)
+            window = parse_range(cell_range, model)
+            accepted = {address for (name, address) in book.accepted if name == sheet}
+            return sheet_window(
+                model, window, accepted, lambda address: book.suggester.value(sheet, address)
+            )
 
     @app.post("/workbooks/{book_id}/suggest", response_model=SuggestOut, responses=ERRORS)
     def suggest(book_id: str, request: SuggestRequest) -> dict:
@@ -178,9 +176,8 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
         address = _address(book, request.sheet, request.cell)
         with book.lock, _named(book):
             book.suggester.set_formula(request.sheet, address, request.formula)
-            value = _value_of(book.suggester, request.sheet, address)
+            value = book.suggester.value(request.sheet, address)
             book.accepted[(request.sheet, address)] = request.formula
-            book.values[(request.sheet, address)] = value
         error = value if isinstance(value, str) and _EXCEL_ERROR.fullmatch(value) else None
         return {
             "sheet": request.sheet,
@@ -228,7 +225,7 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
     return app
 
 
-_EXCEL_ERROR = re.compile(r"#(DIV/0!|N/A|NAME\?|NULL!|NUM!|REF!|VALUE!|SPILL!|CALC!|GETTING_DATA)")
+_EXCEL_ERROR = re.compile(r"#N/A|#[A-Z0-9/_]+[!?]")  # #DIV/0!, #NAME?, #CIRC!, ...
 
 
 def _suffix(filename: str | None) -> str:
@@ -279,12 +276,6 @@ def _named(book: OpenBook):
         yield
     except FortapError as err:
         raise renamed(err, book.path.name, book.name or "the upload") from None
-
-
-def _value_of(suggester: Any, sheet: str, address: str):
-    """The engine's recomputed value of a cell, if this engine can tell."""
-    value = getattr(suggester, "value", None)
-    return value(sheet, address) if callable(value) else None
 
 
 def _download_name(name: str) -> str:

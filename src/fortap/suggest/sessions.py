@@ -43,7 +43,10 @@ def open_session(
 
 def renamed(err: FortapError, stored: str, shown: str) -> FortapError:
     """The same error with the stored file's name (upload.xlsx) replaced by the user's."""
-    text = str(err).replace(stored, shown)
+    text = str(err)
+    if stored not in text:
+        return err
+    text = text.replace(stored, shown)
     if isinstance(err, SheetError):
         return SheetError(err.reason, text)
     return FortapError(text)

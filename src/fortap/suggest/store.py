@@ -64,7 +64,6 @@ class OpenBook:
     size: int
     suggester: Any
     accepted: dict[tuple[str, str], str] = field(default_factory=dict)
-    values: dict[tuple[str, str], Any] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
@@ -87,6 +86,7 @@ class WorkbookStore:
     def new_slot(self, suffix: str) -> tuple[str, Path]:
         """A fresh random id and the folder-local path its upload is written to."""
         book_id = secrets.token_hex(16)
+        self.root.mkdir(mode=0o700, exist_ok=True)  # again, if an app restart closed the store
         folder = self.root / book_id
         folder.mkdir()
         return book_id, folder / f"upload{suffix}"
@@ -126,6 +126,10 @@ class WorkbookStore:
             if self._books.pop(book_id, None) is None:
                 raise UnknownWorkbook(book_id)
         self.discard_slot(book_id)
+
+    def __contains__(self, book_id: object) -> bool:
+        with self._lock:
+            return book_id in self._books
 
     def __len__(self) -> int:
         with self._lock:

@@ -351,5 +351,6 @@ async function accept(i) {
   const old = state.cells.get(`${row},${col}`) || { row, col, number_format: "General", bold: false };
   state.cells.set(`${row},${col}`, { ...old, a1: done.cell, formula: done.formula, value, accepted: true });
   status(`${sheet}!${done.cell} ${done.formula} accepted (${display({ value, number_format: "General" })}); download to keep it.`);
+  state.tiles = new Set(); // cells that depend on this one have new values: fetch again as seen
   render();
 }
