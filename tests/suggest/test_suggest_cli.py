@@ -72,6 +72,11 @@ def test_quoted_sheet_name_and_sheet_option_agree(book):
     assert a["suggestions"][0]["value"] == 1300.0
 
 
+def test_title_quotes_a_sheet_name_with_spaces(book):
+    result = run("suggest", book, "B5", "--sheet", "My Sheet", "--top", "1")
+    assert result.output.splitlines()[0].strip() == "Suggestions for 'My Sheet'!B5 of sales.xlsx"
+
+
 def test_a_formula_cell_is_hidden_first(book):
     out = json.loads(run("suggest", book, "Sales!D3", "--json").output)
     top = out["suggestions"][0]

@@ -7,6 +7,9 @@ command runs. Input errors are `FortapError`s, which `fortap.cli` prints as one 
 from __future__ import annotations
 
 import json
+import os
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -30,13 +33,16 @@ def suggest_command(
     ] = None,
 ) -> None:
     """Ranked formula suggestions for one cell, with the value each would produce."""
+    from fortap.formula.references import quote_sheet
     from fortap.suggest.cells import locate, parse_cell
     from fortap.suggest.engine import Suggester
 
-    suggester = Suggester.open(book, ranker=ranker, model=model)
-    found = suggester.suggest(sheet, cell, top)
+    with native_stderr_silenced():
+        suggester = Suggester.open(book, ranker=ranker, model=model)
+        found = suggester.suggest(sheet, cell, top)
     arg = parse_cell(cell, str(book))
     host = locate(arg, sheet, suggester.workbook.sheets, str(book)).name
+    label = f"{quote_sheet(host)}!{arg.a1} of {book.name}"
     if as_json:
         out = {"book": str(book), "sheet": host, "cell": arg.a1}
         out["suggestions"] = [s.to_json() for s in found]
@@ -45,9 +51,25 @@ def suggest_command(
     from rich.console import Console
 
     if not found:
-        typer.echo(f"no suggestion for {host}!{arg.a1} of {book.name}")
+        typer.echo(f"no suggestion for {label}")
         return
-    Console().print(suggestion_table(found, f"{host}!{arg.a1} of {book.name}"))
+    Console().print(suggestion_table(found, label))
+
+
+@contextmanager
+def native_stderr_silenced():
+    """Send file descriptor 2 to /dev/null for the block: formualizer prints a Rust panic's
+    message there (the preview shows #ERROR! instead); Python's own errors are raised and
+    printed after the block, so nothing a user must read is lost."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def suggestion_table(found, title: str):

@@ -23,34 +23,18 @@ about a circular reference instead).
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 import formualizer as fz
 
 from fortap.sheet.model import Workbook
+from fortap.suggest.calc_book import ERROR_TEXT, load_engine, reraise_interrupt, settable
 
 # Functions whose references are computed at evaluation time: only the full engine knows them.
 DYNAMIC_FUNCTIONS = frozenset({"INDIRECT", "OFFSET"})
 # Above this many cells read, the copy costs more than the engine route would.
 MAX_COPY_CELLS = 200_000
-
-ERROR_TEXT = {
-    "Div": "#DIV/0!",
-    "Ref": "#REF!",
-    "Name": "#NAME?",
-    "Value": "#VALUE!",
-    "Num": "#NUM!",
-    "Null": "#NULL!",
-    "Na": "#N/A",
-    "Spill": "#SPILL!",
-    "Calc": "#CALC!",
-    "Circ": "#CIRC!",
-    "Error": "#ERROR!",
-    "NImpl": "#N/IMPL!",
-    "Cancelled": "#CANCELLED!",
-}
-ERROR_KIND = {text: kind for kind, text in ERROR_TEXT.items()}
 
 
 Box = tuple[str, int, int, int, int]  # sheet, first row, first col, last row, last col (1-based)
@@ -83,21 +67,16 @@ def to_preview(raw, route: str) -> Preview:
     return Preview(str(raw), None, route)
 
 
-def _reraise_interrupt(err: BaseException) -> None:
-    """formualizer's Rust panics reach Python as pyo3's PanicException, a BaseException, so
-    previews catch BaseException; interrupts and exits still go through."""
-    if isinstance(err, KeyboardInterrupt | SystemExit | GeneratorExit):
-        raise err
-
-
 def _failed(err: BaseException, route: str) -> Preview:
     """A formula formualizer refuses: a self-reference is `#CIRC!`, anything else `#ERROR!`."""
-    _reraise_interrupt(err)
+    reraise_interrupt(err)
     return Preview(None, "#CIRC!" if "#CIRC!" in str(err) else "#ERROR!", route)
 
 
 class Previewer:
-    """The workbook loaded into formualizer once; `preview` evaluates one candidate."""
+    """The workbook loaded into formualizer once; `preview` evaluates one candidate.
+
+    One call at a time (a lock): previews write into the shared scratch and loaded engines."""
 
     def __init__(self, book: Workbook) -> None:
         self.book = book
@@ -106,6 +85,7 @@ class Previewer:
         self.engine = self._fresh_engine()
         self._names = {name.casefold(): name for name in self.engine.sheet_names}
         self._scratch: fz.Workbook | None = None
+        self._lock = threading.Lock()
 
     @classmethod
     def load(cls, book: Workbook) -> Previewer:
@@ -123,24 +103,26 @@ class Previewer:
             engine.evaluate_all()
             return engine
         except BaseException as err:
-            _reraise_interrupt(err)
+            reraise_interrupt(err)
             return load_engine(self.book)
 
     def value(self, sheet: str, row: int, col: int) -> Preview:
         """The value a cell holds now (1-based row and column)."""
-        return to_preview(self.engine.get_value(sheet, row, col), "engine")
+        with self._lock:
+            return to_preview(self.engine.get_value(sheet, row, col), "engine")
 
     def set_formula(self, sheet: str, row: int, col: int, formula: str) -> None:
         """Write `formula` into the loaded engine for good and bring dependent values up to date."""
-        self.written.append((sheet, row, col, formula))
-        rows, cols = self.extents.get(sheet, (0, 0))
-        self.extents[sheet] = (max(rows, row), max(cols, col))
-        try:
-            self.engine.sheet(sheet).set_formula(row, col, formula)
-            self.engine.evaluate_all()
-        except BaseException as err:
-            _reraise_interrupt(err)
-            self.engine = self._fresh_engine()
+        with self._lock:
+            self.written.append((sheet, row, col, formula))
+            rows, cols = self.extents.get(sheet, (0, 0))
+            self.extents[sheet] = (max(rows, row), max(cols, col))
+            try:
+                self.engine.sheet(sheet).set_formula(row, col, formula)
+                self.engine.evaluate_all()
+            except BaseException as err:
+                reraise_interrupt(err)
+                self.engine = self._fresh_engine()
 
     def preview(self, sheet: str, row: int, col: int, formula: str, route: str = "auto") -> Preview:
         """`formula` evaluated as if written at `sheet` (row, col), 1-based; nothing is kept.
@@ -149,12 +131,13 @@ class Previewer:
         try:
             boxes = plain_boxes(formula, sheet)
         except BaseException as err:  # formualizer cannot parse it
-            _reraise_interrupt(err)
+            reraise_interrupt(err)
             return Preview(None, "#ERROR!", "cells")
-        too_big = boxes is not None and sum(map(_area, self._clipped(boxes))) > MAX_COPY_CELLS
-        if boxes is None or too_big or route == "engine":
-            return self._engine_preview(sheet, row, col, formula)
-        return self._cells_preview(sheet, row, col, formula, self._clipped(boxes))
+        with self._lock:
+            clipped = None if boxes is None else self._clipped(boxes)
+            if clipped is None or sum(map(_area, clipped)) > MAX_COPY_CELLS or route == "engine":
+                return self._engine_preview(sheet, row, col, formula)
+            return self._cells_preview(sheet, row, col, formula, clipped)
 
     def _clipped(self, boxes: list[Box]) -> list[Box]:
         """Boxes on sheets the workbook has, cut to each sheet's used range (empty ones dropped)."""
@@ -185,7 +168,7 @@ class Previewer:
                 scratch.sheet(name).set_values_batch(r1, c1, r2 - r1 + 1, c2 - c1 + 1, blank)
             scratch.set_value(sheet, row, col, None)
         except BaseException as err:  # a panic poisons it: the next preview makes a new one
-            _reraise_interrupt(err)
+            reraise_interrupt(err)
             self._scratch = None
         return result
 
@@ -205,7 +188,7 @@ class Previewer:
             own = engine.get_formula(sheet, row, col)
             before = engine.get_value(sheet, row, col)
         except BaseException as err:
-            _reraise_interrupt(err)
+            reraise_interrupt(err)
             own, before = None, None
         try:
             engine.sheet(sheet).set_formula(row, col, formula)
@@ -218,24 +201,11 @@ class Previewer:
                 engine.sheet(sheet).set_formula(row, col, own)
                 engine.evaluate_cell(sheet, row, col)
             else:
-                engine.set_value(sheet, row, col, _settable(before))
+                engine.set_value(sheet, row, col, settable(before))
         except BaseException as err:  # a panic poisons the engine's lock: load it again
-            _reraise_interrupt(err)
+            reraise_interrupt(err)
             self.engine = self._fresh_engine()
         return result
-
-
-def load_engine(book: Workbook) -> fz.Workbook:
-    """formualizer's own load of the .xlsx/.xlsm (for an .xls/.ods, the reader's converted
-    .xlsx); a workbook built from fortap's cells for .csv or when that load fails."""
-    if Path(book.path).suffix.lower() in (".xlsx", ".xlsm"):
-        try:
-            engine = fz.load_workbook(book.path)
-            if set(engine.sheet_names) >= {s.name for s in book.sheets}:
-                return engine
-        except BaseException as err:
-            _reraise_interrupt(err)
-    return engine_from_cells(book)
 
 
 def plain_boxes(formula: str, host: str) -> list[Box] | None:
@@ -270,38 +240,3 @@ def _functions(node) -> set[str]:
 
 def _area(box: Box) -> int:
     return (box[3] - box[1] + 1) * (box[4] - box[2] + 1)
-
-
-def _settable(value):
-    """A value read from the engine, in a form `set_value` takes back (errors included)."""
-    if isinstance(value, dict) and value.get("type") == "Error":
-        return fz.LiteralValue.error(str(value.get("kind")), None)
-    return value
-
-
-def engine_from_cells(book: Workbook) -> fz.Workbook:
-    """A formualizer workbook holding `book`'s values and formulas (for .csv and loader failures)."""
-    engine = fz.Workbook()
-    for sheet in book.sheets:
-        engine.add_sheet(sheet.name)
-        for (r, c), cell in sheet.cells.items():
-            try:
-                if cell.formula:
-                    engine.set_formula(sheet.name, r + 1, c + 1, cell.formula)
-                elif cell.value is not None:
-                    engine.set_value(sheet.name, r + 1, c + 1, _cell_value(cell))
-            except BaseException as err:  # a formula it does not parse: keep the cached value
-                _reraise_interrupt(err)
-                engine.set_value(sheet.name, r + 1, c + 1, _cell_value(cell))
-    return engine
-
-
-def _cell_value(cell):
-    if cell.kind == "error" and isinstance(cell.value, str) and cell.value in ERROR_KIND:
-        return fz.LiteralValue.error(ERROR_KIND[cell.value], None)
-    if cell.kind == "date" and isinstance(cell.value, str):
-        try:
-            return dt.datetime.fromisoformat(cell.value)
-        except ValueError:
-            return cell.value
-    return cell.value
