@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fortap.sheet.read import read_workbook
+from fortap.suggest.calc_book import resolve_names
 from fortap.suggest.preview import Preview, Previewer, plain_boxes, to_preview
 
 from .engine_books import sales_book
@@ -94,3 +95,23 @@ def test_accepted_formula_updates_values(tmp_path):
     prev.set_formula("Sales", 6, 2, "=SUM(B2:B5)")
     assert prev.value("Sales", 6, 2) == Preview(350.0, None, "engine")
     assert prev.preview("Sales", 7, 2, "=B6*2") == Preview(700.0, None, "cells")
+
+
+def test_defined_names_are_replaced_by_their_cells(tmp_path):
+    from openpyxl import load_workbook
+    from openpyxl.workbook.defined_name import DefinedName
+
+    path = sales_book(tmp_path / "named.xlsx")
+    wb = load_workbook(path)
+    wb.defined_names["Spring"] = DefinedName("Spring", attr_text="Sales!$B$2:$B$5")
+    wb.defined_names["Rent"] = DefinedName("Rent", attr_text="'My Sheet'!$B$2")
+    wb.save(path)
+    prev = Previewer.load(read_workbook(path))
+    assert resolve_names("=SUM(spring)+rent+B2", "Sales", prev._defined) == (
+        "=SUM(Sales!$B$2:$B$5)+'My Sheet'!$B$2+B2"
+    )
+    assert prev.preview("Sales", 6, 2, "=SUM(Spring)+Rent") == Preview(1250.0, None, "cells")
+    assert prev.preview("Sales", 6, 2, "=SUM(Spring)+Rent", route="engine") == Preview(
+        1250.0, None, "engine"
+    )
+    assert prev.preview("Sales", 6, 2, '="Spring"&Missing').route == "engine"  # unknown name

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import formualizer as fz
 
-from fortap.sheet.model import Workbook
+from fortap.formula.references import quote_sheet
+from fortap.sheet.model import Workbook, column_letter
 
 ERROR_TEXT = {
     "Div": "#DIV/0!",
@@ -85,3 +86,42 @@ def settable(value):
     if isinstance(value, dict) and value.get("type") == "Error":
         return fz.LiteralValue.error(str(value.get("kind")), None)
     return value
+
+
+def defined_names(engine: fz.Workbook) -> dict[tuple[str | None, str], str]:
+    """(scope sheet or None, name), both casefolded -> the absolute A1 text of every name that
+    stands for a cell or a range (names holding constants or formulas are left out)."""
+    out: dict[tuple[str | None, str], str] = {}
+    try:
+        entries = list(engine.get_named_ranges())
+        for sheet in engine.sheet_names:
+            entries += engine.get_named_ranges(sheet)
+    except BaseException as err:
+        reraise_interrupt(err)
+        return out
+    for e in entries:
+        if e.get("kind") not in ("cell", "range") or not e.get("sheet"):
+            continue
+        start = f"${column_letter(e['start_col'] - 1)}${e['start_row']}"
+        end = f"${column_letter(e['end_col'] - 1)}${e['end_row']}"
+        text = quote_sheet(e["sheet"]) + "!" + (start if start == end else f"{start}:{end}")
+        scope = e.get("scope_sheet") if e.get("scope") == "sheet" else None
+        out[(scope.casefold() if scope else None, str(e["name"]).casefold())] = text
+    return out
+
+
+def resolve_names(formula: str, host: str, names: dict[tuple[str | None, str], str]) -> str:
+    """`formula` with each defined name replaced by the cells it stands for (the host sheet's
+    own names first, then the workbook's); unknown names and everything else are kept."""
+    if not names:
+        return formula
+    parts, pos = [], 0
+    for token in fz.tokenize(formula).tokens():
+        if str(token.token_type) != "Operand" or str(token.subtype) != "Range":
+            continue
+        name = token.value.casefold()
+        text = names.get((host.casefold(), name)) or names.get((None, name))
+        if text is not None:
+            parts += [formula[pos : token.start], text]
+            pos = token.end
+    return "".join(parts) + formula[pos:]

@@ -11,9 +11,12 @@ holds its value. A candidate is then evaluated by one of two routes:
   itself: its `evaluate_cell` re-evaluates the cell's whole chain of precedent formulas on every
   call, even when nothing changed (measured 30-340 ms per call on one cell of a 12,000-formula
   model; `bench/suggest_preview.py` measures both routes);
-- *engine*: candidates that read through a name, a table, a whole column or row, another
-  workbook or several sheets, or that compute their references (INDIRECT, OFFSET), are set into
-  the target cell of the loaded engine, evaluated, and the cell restored (formula or value).
+  A defined name of a cell or range is first replaced by the cells it names (the host
+  sheet's names, then the workbook's), so it takes this route too;
+- *engine*: candidates that read through a table, a name holding a constant or formula, a
+  whole column or row, another workbook or several sheets, or that compute their references
+  (INDIRECT, OFFSET), are set into the target cell of the loaded engine, evaluated, and the cell
+  restored (formula or value).
 
 Cells that depend on the target keep the values the workbook's own formula gave them. A
 candidate that reads its own cell previews as `#CIRC!` (formualizer's name for it; Excel warns
@@ -29,7 +32,14 @@ from dataclasses import dataclass
 import formualizer as fz
 
 from fortap.sheet.model import Workbook
-from fortap.suggest.calc_book import ERROR_TEXT, load_engine, reraise_interrupt, settable
+from fortap.suggest.calc_book import (
+    ERROR_TEXT,
+    defined_names,
+    load_engine,
+    reraise_interrupt,
+    resolve_names,
+    settable,
+)
 
 # Functions whose references are computed at evaluation time: only the full engine knows them.
 DYNAMIC_FUNCTIONS = frozenset({"INDIRECT", "OFFSET"})
@@ -84,6 +94,7 @@ class Previewer:
         self.written: list[tuple[str, int, int, str]] = []  # accepted formulas, kept on reload
         self.engine = self._fresh_engine()
         self._names = {name.casefold(): name for name in self.engine.sheet_names}
+        self._defined = defined_names(self.engine)  # names of cells/ranges -> their A1 text
         self._scratch: fz.Workbook | None = None
         self._lock = threading.Lock()
 
@@ -128,16 +139,17 @@ class Previewer:
         """`formula` evaluated as if written at `sheet` (row, col), 1-based; nothing is kept.
 
         `route="engine"` forces the loaded engine (the bench's baseline)."""
-        try:
-            boxes = plain_boxes(formula, sheet)
-        except BaseException as err:  # formualizer cannot parse it
-            reraise_interrupt(err)
-            return Preview(None, "#ERROR!", "cells")
         with self._lock:
+            try:
+                plain = resolve_names(formula, sheet, self._defined)
+                boxes = plain_boxes(plain, sheet)
+            except BaseException as err:  # formualizer cannot parse it
+                reraise_interrupt(err)
+                return Preview(None, "#ERROR!", "cells")
             clipped = None if boxes is None else self._clipped(boxes)
             if clipped is None or sum(map(_area, clipped)) > MAX_COPY_CELLS or route == "engine":
                 return self._engine_preview(sheet, row, col, formula)
-            return self._cells_preview(sheet, row, col, formula, clipped)
+            return self._cells_preview(sheet, row, col, plain, clipped)
 
     def _clipped(self, boxes: list[Box]) -> list[Box]:
         """Boxes on sheets the workbook has, cut to each sheet's used range (empty ones dropped)."""
