@@ -25,6 +25,13 @@ def run_serve_cli(
             f"fortap serve needs the [serve] extra ({err.name} is missing): "
             "pip install -e '.[serve]'"
         ) from None
+    for name, value in (
+        ("--max-upload-mb", max_upload_mb),
+        ("--max-workbooks", max_workbooks),
+        ("--max-store-mb", max_store_mb),
+    ):
+        if value <= 0:
+            raise FortapError(f"{name} must be positive, got {value:g}")
     for name, path in (("--model", model), ("--ranker", ranker)):
         if path is not None and not path.exists():
             raise FortapError(f"{name} {path}: not found")
