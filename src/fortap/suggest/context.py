@@ -50,6 +50,7 @@ class SheetContext:
     cols: np.ndarray  # (N,) int
     group: np.ndarray  # (N,) int, index into r1c1s
     members: dict[str, list[int]]  # r1c1 -> indices into cells
+    group_cells: list[np.ndarray]  # group index -> (n,) indices into cells
     index: dict[tuple[int, int], int]  # (row, col) -> index into cells
     header_index: dict | None = field(default=None, repr=False)  # built by the sibling source
     _counts: dict[str, np.ndarray] | None = field(default=None, repr=False)
@@ -167,5 +168,6 @@ def _sheet_context(sheet: Sheet) -> SheetContext:
         cols=np.array([c for _, c in cells], np.int64),
         group=group,
         members=members,
+        group_cells=[np.array(members[text], np.int64) for text in r1c1s],
         index={rc: i for i, rc in enumerate(cells)},
     )

@@ -77,12 +77,16 @@ def query_features(ctx: BookContext, target: Target, hidden: frozenset[Place]) -
         "q_up_text": float(up == "text"),
         "q_left_number": float(lf == "number"),
         "q_left_text": float(lf == "text"),
-        "q_log_formulas": math.log1p(len(sc.cells)),
-        "q_log_groups": math.log1p(len(sc.r1c1s)),
+        "q_log_formulas": math.log1p(len(sc.cells) - _hidden_formulas(sc, target.sheet, hidden)),
         "q_row": float(target.row),
         "q_col": float(target.col),
     }
     return feats
+
+
+def _hidden_formulas(sc, sheet: str, hidden: frozenset[Place]) -> int:
+    """How many formula cells of the sheet are hidden (the target's own formula included)."""
+    return sum(1 for h, r, c in hidden if h == sheet and (r, c) in sc.index)
 
 
 def _kind(ctx: BookContext, target: Target, hidden, dr: int, dc: int) -> str:

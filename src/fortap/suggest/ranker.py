@@ -80,7 +80,8 @@ class Ranker:
     def scores(self, features: Sequence[Mapping[str, float]]) -> np.ndarray:
         if not features:
             return np.zeros(0)
-        return self.booster.predict(matrix(self.feature_names, features))  # (n,)
+        # one thread: a few dozen rows, and OpenMP start-up would cost more than the trees
+        return self.booster.predict(matrix(self.feature_names, features), num_threads=1)  # (n,)
 
     def rank(self, candidates: Sequence) -> list[tuple[object, float]]:
         """`(candidate, score)` pairs, best first (ties keep the candidates' order)."""

@@ -38,18 +38,21 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit
     np.minimum.at(best, sc.group, dist)
     order = np.argsort(best, kind="stable")[:limit]
     fill = fill_order(sc, target, hidden)
+    spot = (target.sheet, target.row, target.col)
     out = []
     for rank, g in enumerate(order):
         if best[g] == np.iinfo(np.int64).max:
             break
-        members = [i for i in sc.members[sc.r1c1s[g]] if visible[i]]
-        near = min(members, key=lambda i: (dist[i], sc.rows[i] > target.row, sc.cols[i]))
+        members = sc.group_cells[g]
+        members = members[visible[members]]  # (n,)
+        near = int(members[np.lexsort((sc.cols[members], sc.rows[members] > target.row,
+                                       dist[members]))[0]])  # fmt: skip
         copy = reanchor(sc.formulas[near], (target.row, target.col))
         if copy is None:
             continue
-        landed = land(ctx, target.sheet, copy.refs, (target.sheet, target.row, target.col), hidden)
-        feats = _features(sc, target, hidden, members, near, rank, landed)
-        positions = [fill[sc.cells[i]] for i in members if sc.cells[i] in fill]
+        landed = land(ctx, target.sheet, copy.refs, spot, hidden)
+        feats = _features(sc, target, hidden, members, near, rank, landed, visible)
+        positions = [p for at, p in fill.items() if sc.group[sc.index[at]] == g]
         if positions:
             feats["fill_order"] = float(min(positions))
         out.append(Candidate(copy.text, "copy", _reason(sc, members, near), feats))
@@ -79,10 +82,15 @@ def fill_order(sc: SheetContext, target: Target, hidden: frozenset[Place]) -> di
     return order
 
 
-def _features(sc, target, hidden, members, near, rank, landed: Land) -> dict[str, float]:
+def _features(sc, target, hidden, members, near, rank, landed: Land, visible) -> dict[str, float]:
     r, c = target.row, target.col
     rows, cols = sc.rows[members], sc.cols[members]
-    cells = {sc.cells[i] for i in members}
+    g = sc.group[near]
+
+    def member(at: tuple[int, int]) -> bool:
+        i = sc.index.get(at)
+        return i is not None and sc.group[i] == g and bool(visible[i])
+
     dr, dc = int(sc.rows[near]) - r, int(sc.cols[near]) - c
     in_col, in_row = cols == c, rows == r
     f = {
@@ -94,10 +102,10 @@ def _features(sc, target, hidden, members, near, rank, landed: Land) -> dict[str
         "copy_rank": float(rank),
         "copy_in_col": float(in_col.sum()),
         "copy_in_row": float(in_row.sum()),
-        "copy_above": float((r - 1, c) in cells),
-        "copy_below": float((r + 1, c) in cells),
-        "copy_left": float((r, c - 1) in cells),
-        "copy_right": float((r, c + 1) in cells),
+        "copy_above": float(member((r - 1, c))),
+        "copy_below": float(member((r + 1, c))),
+        "copy_left": float(member((r, c - 1))),
+        "copy_right": float(member((r, c + 1))),
         "copy_between_col": float(bool((rows[in_col] < r).any() and (rows[in_col] > r).any())),
         "copy_between_row": float(bool((cols[in_row] < c).any() and (cols[in_row] > c).any())),
         "copy_clear_path": float(_clear_path(sc, target, hidden, sc.cells[near])),
@@ -138,15 +146,15 @@ def _clear_path(sc: SheetContext, target: Target, hidden, src: tuple[int, int]) 
     return False
 
 
-def _reason(sc: SheetContext, members: list[int], near: int) -> str:
-    rows = sorted({int(sc.rows[i]) for i in members})
-    cols = sorted({int(sc.cols[i]) for i in members})
+def _reason(sc: SheetContext, members: np.ndarray, near: int) -> str:
     n = len(members)
     if n == 1:
         return f"as in {a1(*sc.cells[near])}"
-    box = f"{a1(rows[0], cols[0])}:{a1(rows[-1], cols[-1])}"
-    if len(cols) == 1:
+    rows, cols = sc.rows[members], sc.cols[members]
+    top, left, bottom, right = int(rows.min()), int(cols.min()), int(rows.max()), int(cols.max())
+    box = f"{a1(top, left)}:{a1(bottom, right)}"
+    if left == right:
         return f"as in {box}, {n} cells filled down"
-    if len(rows) == 1:
+    if top == bottom:
         return f"as in {box}, {n} cells filled right"
     return f"as in {a1(*sc.cells[near])}, {n} cells of {box} share this formula"
