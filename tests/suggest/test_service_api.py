@@ -97,7 +97,7 @@ def test_suggest_gives_the_total_first_with_its_value(client, book):
     r = client.post(f"/workbooks/{book}/suggest", json={"sheet": "Budget", "cell": "d7", "k": 3})
     assert r.status_code == 200, r.text
     body = r.json()
-    assert (body["sheet"], body["cell"]) == ("Budget", TOTAL_CELL)
+    assert (body["book"], body["sheet"], body["cell"]) == ("budget.xlsx", "Budget", TOTAL_CELL)
     top = body["suggestions"][0]
     assert (top["rank"], top["formula"], top["value"], top["error"]) == (
         1,
@@ -107,6 +107,32 @@ def test_suggest_gives_the_total_first_with_its_value(client, book):
     )
     assert top["source"] and top["reason"]
     assert 1 <= len(body["suggestions"]) <= 3
+
+
+def test_suggestions_are_the_engines_own(client, book, tmp_path):
+    from fortap.suggest.engine import Suggester
+
+    path = tmp_path / "budget.xlsx"
+    path.write_bytes(budget_bytes())
+    expected = [s.to_json() for s in Suggester.open(path).suggest("Budget", "D7", 5)]
+    body = {"sheet": "Budget", "cell": "D7", "k": 5}
+    assert client.post(f"/workbooks/{book}/suggest", json=body).json()["suggestions"] == expected
+
+
+@pytest.mark.slow
+def test_xls_upload_goes_through_libreoffice_and_downloads_as_xlsx(client, data_dir):
+    path = data_dir / "checkcell_benchmarks" / "files" / "30day.xls"
+    with TestClient(create_app(ServeConfig())) as c:
+        r = c.post("/workbooks", files={"file": (path.name, path.read_bytes())})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert [(s["name"], s["used_range"]) for s in body["sheets"]] == [("Inventory", "A1:H46")]
+        assert body["not_kept"][0] == (
+            "the .xls format: the download is the .xlsx LibreOffice converted it to, "
+            "so formatting .xlsx has no place for is gone"
+        )
+        d = c.get(f"/workbooks/{body['id']}/download")
+        assert openpyxl.load_workbook(io.BytesIO(d.content)).sheetnames == ["Inventory"]
 
 
 def test_upload_suggest_accept_download_round_trip(client, book):

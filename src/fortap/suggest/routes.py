@@ -92,9 +92,9 @@ def cells(
 async def suggest(http: Request, book_id: str, body: SuggestRequest) -> Response:
     """The top-k formulas for a cell, best first, each with its value in the workbook."""
     # Run on the event loop, not in a worker thread: the engine holds the GIL throughout and
-    # the session lock serialises calls anyway, so a thread adds only its hand-off (measured
-    # by bench/serve.py: 4-client requests/s 0.55 -> 0.8 of in-process on a 1.5 ms call).
-    # The price: other requests wait while a suggestion is computed (milliseconds).
+    # the session lock serialises calls anyway, so a thread adds only its hand-off, which on a
+    # 2 ms call costs a tenth of the throughput (bench/serve.py). The price: other requests
+    # wait while a suggestion is computed (milliseconds on the visible data).
     book = http.app.state.store.get(book_id)
     address = _address(book, body.sheet, body.cell)
     with book.lock, _named(book):
@@ -103,7 +103,8 @@ async def suggest(http: Request, book_id: str, body: SuggestRequest) -> Response
     for row in rows:
         row["value"] = json_value(row["value"])
     # the rows are the engine's own JSON: serialised directly, not re-validated per call
-    return JSONResponse({"sheet": body.sheet, "cell": address, "suggestions": rows})
+    out = {"book": book.name, "sheet": body.sheet, "cell": address, "suggestions": rows}
+    return JSONResponse(out)  # the shape of `fortap suggest --json`, `book` the upload's name
 
 
 @router.post("/workbooks/{book_id}/cells", response_model=WrittenOut, responses=ERRORS)

@@ -67,6 +67,7 @@ class SuggestionOut(BaseModel):
 
 
 class SuggestOut(BaseModel):
+    book: str = Field(description="The uploaded file's name.")
     sheet: str
     cell: str
     suggestions: list[SuggestionOut]
