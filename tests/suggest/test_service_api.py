@@ -230,6 +230,23 @@ def test_too_large_upload_is_413_before_it_is_read(client):
     assert client.get("/health").json()["workbooks"] == 0
 
 
+def test_too_large_upload_without_a_length_is_stopped_while_it_streams(client):
+    boundary = "b0undary"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.xlsx"\r\n\r\n'
+    ).encode()
+
+    def chunks():  # no Content-Length: the body arrives chunked
+        yield head
+        for _ in range(40):
+            yield b"\0" * 10_000
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    r = client.post("/workbooks", content=chunks(), headers=headers)
+    assert r.status_code == 413 and r.json()["detail"].startswith("upload is over the limit")
+
+
 def test_not_a_spreadsheet_is_415(client):
     r = client.post("/workbooks", files={"file": ("report.xlsx", b"%PDF-1.7 hello", XLSX)})
     assert _error(r) == (
