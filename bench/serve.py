@@ -262,6 +262,11 @@ def main() -> None:
     try:
         for path, targets in books:
             rows += compare(server, path, targets, args)
+    finally:
+        server.stop()
+    # memory on a fresh server, so the comparison's workbooks do not sit in the first reading
+    server = Server()
+    try:
         data, sales_targets = sales.read_bytes(), books[0][1]
         warm, warm_errors = cycles(
             server, data, "sales.xlsx", sales_targets, args.warmup, args.max_seconds
