@@ -198,6 +198,8 @@ def test_the_page_and_its_files_are_served(client):
     assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/app.css").status_code == 200
+    assert "cdn" not in page.text.lower() and "http" not in client.get("/static/app.js").text
+    assert client.get("/docs").status_code == 404  # Swagger UI would load a CDN's scripts
 
 
 def test_openapi_lists_every_endpoint(client):

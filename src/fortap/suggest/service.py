@@ -95,6 +95,8 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
         summary="Ranked formula suggestions for the cells of an uploaded workbook.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # Swagger UI and ReDoc load their scripts from a CDN; the spec is enough
+        redoc_url=None,
     )
     app.state.store = store
     app.state.config = config
