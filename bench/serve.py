@@ -240,6 +240,25 @@ def book_targets(row_targets: list[dict], base_rows: list[dict]) -> list[dict]:
     return out
 
 
+def print_report(rows: list[dict], base_rows: list[dict], memory: dict, targets: list[dict]):
+    rss_warm, rss_end, growth = memory["rss_warm_mb"], memory["rss_end_mb"], memory["growth"]
+    warm, done = memory["warmup_requests"], memory["cycle_requests"]
+    print(f"{'workbook':<24} {'setting':<11} {'clients':>7} {'n':>5} {'p50 ms':>8} "
+          f"{'p99 ms':>8} {'req/s':>8} {'errors':>6}")  # fmt: skip
+    for r in rows:
+        print(f"{r['book'][:24]:<24} {r['setting']:<11} {r['clients']:>7} {r['n']:>5} "
+              f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['rps']:>8.1f} {r['errors']:>6}")  # fmt: skip
+    for base in base_rows:
+        one, four = (r for r in rows if r["book"] == base["book"] and r["setting"] == "http")
+        print(f"{base['book']}: 1-client p50 - in-process p50 {one['p50_ms'] - base['p50_ms']:+.2f} ms; "
+              f"4-client req/s / in-process {four['rps'] / base['rps']:.2f}")  # fmt: skip
+    print(f"RSS {rss_warm:.1f} MB after {warm} cycle requests, {rss_end:.1f} MB after {done} "
+          f"more ({100 * growth:+.1f} %)")  # fmt: skip
+    for t in targets:
+        print(f"target {t['name']}: {t['value']:.3g} vs {t['target']:.3g} -> "
+              f"{'met' if t['met'] else 'NOT met'}")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--book", type=Path, action="append", default=[],
@@ -293,20 +312,7 @@ def main() -> None:
         {"name": "RSS growth over the cycles", "value": growth, "target": RSS_GROWTH,
          "met": abs(growth) <= RSS_GROWTH},
     ]  # fmt: skip
-    print(f"{'workbook':<24} {'setting':<11} {'clients':>7} {'n':>5} {'p50 ms':>8} "
-          f"{'p99 ms':>8} {'req/s':>8} {'errors':>6}")  # fmt: skip
-    for r in rows:
-        print(f"{r['book'][:24]:<24} {r['setting']:<11} {r['clients']:>7} {r['n']:>5} "
-              f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['rps']:>8.1f} {r['errors']:>6}")  # fmt: skip
-    for base in base_rows:
-        one, four = (r for r in rows if r["book"] == base["book"] and r["setting"] == "http")
-        print(f"{base['book']}: 1-client p50 - in-process p50 {one['p50_ms'] - base['p50_ms']:+.2f} ms; "
-              f"4-client req/s / in-process {four['rps'] / base['rps']:.2f}")  # fmt: skip
-    print(f"RSS {rss_warm:.1f} MB after {warm} cycle requests, {rss_end:.1f} MB after {done} "
-          f"more ({100 * growth:+.1f} %)")  # fmt: skip
-    for t in targets_out:
-        print(f"target {t['name']}: {t['value']:.3g} vs {t['target']:.3g} -> "
-              f"{'met' if t['met'] else 'NOT met'}")  # fmt: skip
+    print_report(rows, base_rows, memory, targets_out)
     if args.json:
         out = {"results": rows, "memory": memory, "targets": targets_out}
         args.json.write_text(json.dumps(out, indent=2))
