@@ -67,10 +67,14 @@ def browser():
 def page(browser, server):
     context = browser.new_context(viewport={"width": 1000, "height": 520}, accept_downloads=True)
     page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
     page.set_default_timeout(15_000)
     page.goto(server + "/")
     yield page
     context.close()
+    assert errors == [], errors  # no script error and no failed request on the page
 
 
 def _upload(page, path: Path) -> None:
