@@ -356,3 +356,28 @@ def test_least_recently_used_workbook_is_evicted_and_files_go_on_shutdown():
         assert [c.get(f"/workbooks/{i}").status_code for i in (ids[0], third["id"])] == [200, 200]
         assert sorted(p.name for p in root.iterdir()) == sorted([ids[0], third["id"]])
     assert not root.exists()
+
+
+def test_what_openpyxl_changes_in_charts_and_images_is_listed(client):
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.drawing.image import Image as SheetImage
+    from PIL import Image
+
+    from tests.suggest.serve_books import budget_book
+
+    wb = budget_book()
+    ws = wb["Budget"]
+    chart = BarChart()
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=6), titles_from_data=True)
+    ws.add_chart(chart, "H2")
+    logo = io.BytesIO()
+    Image.new("RGB", (4, 4), "red").save(logo, format="PNG")
+    ws.add_image(SheetImage(logo), "H20")
+    out = io.BytesIO()
+    wb.save(out)
+    r = client.post("/workbooks", files={"file": ("charted.xlsx", out.getvalue(), XLSX)})
+    assert r.json()["not_kept"] == [
+        "chart styles: openpyxl rebuilds charts from what it reads, so their look may change",
+        "image effects: openpyxl keeps images but may drop their cropping and effects",
+        "cached formula values: Excel or LibreOffice recompute them when the file is opened",
+    ]

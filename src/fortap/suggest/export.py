@@ -10,6 +10,7 @@ saved file will not hold that the upload did.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,15 +19,19 @@ from fortap.sheet.model import Workbook
 
 OOXML = frozenset({".xlsx", ".xlsm", ".xltx", ".xltm"})
 
-# zip member prefix in an .xlsx -> what openpyxl does not carry over when it saves the file again
+# zip member prefix in an .xlsx -> what openpyxl changes or drops when it saves the file again
 _DROPPED_PARTS = (
-    ("xl/charts/", "charts (openpyxl does not keep charts it reads)"),
-    ("xl/media/", "images (openpyxl does not keep images it reads)"),
+    (
+        "xl/charts/",
+        "chart styles: openpyxl rebuilds charts from what it reads, so their look may change",
+    ),
+    ("xl/media/", "image effects: openpyxl keeps images but may drop their cropping and effects"),
     ("xl/vbaProject.bin", "macros (VBA): the download is a macro-free .xlsx"),
     ("xl/slicers/", "slicers"),
     ("xl/timelines/", "timelines"),
     ("xl/ctrlProps/", "form controls"),
 )
+_SHAPE = re.compile(rb"<(?:\w+:)?sp[ >]")  # a shape or text box in a drawing part
 VALUES_NOTE = "cached formula values: Excel or LibreOffice recompute them when the file is opened"
 
 
@@ -37,13 +42,14 @@ def not_kept(upload: Path, book: Workbook) -> list[str]:
     if suffix in OOXML:
         with zipfile.ZipFile(upload) as zf:
             names = zf.namelist()
+            drawings = [n for n in names if n.startswith("xl/drawings/drawing")]
+            # the reader's zip-bomb limits were checked when the upload was opened
+            shapes = any(_SHAPE.search(zf.read(n)) for n in drawings)
         for prefix, words in _DROPPED_PARTS:
             if any(n.startswith(prefix) for n in names):
                 notes.append(words)
-        if any(n.startswith("xl/drawings/") for n in names) and not any(
-            n.startswith(("xl/charts/", "xl/media/")) for n in names
-        ):
-            notes.append("drawings and shapes")
+        if shapes:
+            notes.append("shapes and text boxes: openpyxl drops them")
     elif suffix == ".csv" or suffix == ".tsv":
         notes.append(f"the {suffix} format: the download is an .xlsx with one sheet")
     else:
