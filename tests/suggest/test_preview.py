@@ -70,7 +70,10 @@ def test_plain_boxes():
         ("My Sheet", 5, 3, 5, 3),
     ]
     assert plain_boxes("=SUM(A:A)", "S") is None  # whole column: the engine's job
-    assert plain_boxes("=Rate*2", "S") is None  # a name
+    assert plain_boxes("=Rate*2", "S", frozenset({"rate"})) is None  # a name the engine knows
+    assert plain_boxes("=Rate*2", "S") == []  # unknown: the scratch engine says #NAME? at once
+    assert plain_boxes("=SUM(T[Cost])", "S", frozenset({"t"})) is None
+    assert plain_boxes("=SUM(T[Cost])", "S") == []
     assert plain_boxes("=OFFSET(A1,1,1)", "S") is None
 
 
@@ -105,6 +108,7 @@ def test_defined_names_are_replaced_by_their_cells(tmp_path):
     wb = load_workbook(path)
     wb.defined_names["Spring"] = DefinedName("Spring", attr_text="Sales!$B$2:$B$5")
     wb.defined_names["Rent"] = DefinedName("Rent", attr_text="'My Sheet'!$B$2")
+    wb.defined_names["Rate"] = DefinedName("Rate", attr_text="0.5")
     wb.save(path)
     prev = Previewer.load(read_workbook(path))
     assert resolve_names("=SUM(spring)+rent+B2", "Sales", prev._defined) == (
@@ -114,4 +118,6 @@ def test_defined_names_are_replaced_by_their_cells(tmp_path):
     assert prev.preview("Sales", 6, 2, "=SUM(Spring)+Rent", route="engine") == Preview(
         1250.0, None, "engine"
     )
-    assert prev.preview("Sales", 6, 2, '="Spring"&Missing').route == "engine"  # unknown name
+    assert prev.preview("Sales", 6, 2, '="Spring"&Missing') == Preview(None, "#NAME?", "cells")
+    # a name holding a constant is left to the loaded engine
+    assert prev.preview("Sales", 6, 2, "=B2*Rate") == Preview(60.0, None, "engine")

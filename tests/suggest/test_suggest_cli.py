@@ -86,8 +86,12 @@ def test_a_formula_cell_is_hidden_first(book):
 
 def test_error_preview_shown(book):
     out = json.loads(run("suggest", book, "Sales!E6", "--json", "--top", "8").output)
-    errors = {s["formula"]: s["error"] for s in out["suggestions"] if s["error"]}
-    assert errors == {"=C6/B6-1": "#DIV/0!"}
+    shown = {s["formula"]: (s["value"], s["error"]) for s in out["suggestions"]}
+    assert shown["=C6/B6-1"] == (None, "#DIV/0!")
+    assert shown["=C6+D6"] == (0.0, None)
+    # errors come after every value in the shortlist
+    flags = [s["error"] is not None for s in out["suggestions"]]
+    assert flags == sorted(flags)
 
 
 def test_empty_sheet_has_no_suggestion(book):

@@ -125,3 +125,16 @@ def resolve_names(formula: str, host: str, names: dict[tuple[str | None, str], s
             parts += [formula[pos : token.start], text]
             pos = token.end
     return "".join(parts) + formula[pos:]
+
+
+def known_names(engine: fz.Workbook) -> frozenset[str]:
+    """Casefolded names of every defined name (any kind, any scope) and table of `engine`."""
+    try:
+        entries = list(engine.get_named_ranges())
+        for sheet in engine.sheet_names:
+            entries += engine.get_named_ranges(sheet)
+        entries += engine.tables()
+    except BaseException as err:
+        reraise_interrupt(err)
+        return frozenset()
+    return frozenset(str(e["name"]).casefold() for e in entries if e.get("name"))

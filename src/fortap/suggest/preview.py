@@ -35,6 +35,7 @@ from fortap.sheet.model import Workbook
 from fortap.suggest.calc_book import (
     ERROR_TEXT,
     defined_names,
+    known_names,
     load_engine,
     reraise_interrupt,
     resolve_names,
@@ -95,6 +96,7 @@ class Previewer:
         self.engine = self._fresh_engine()
         self._names = {name.casefold(): name for name in self.engine.sheet_names}
         self._defined = defined_names(self.engine)  # names of cells/ranges -> their A1 text
+        self._known = known_names(self.engine)  # every name and table the engine resolves
         self._scratch: fz.Workbook | None = None
         self._lock = threading.Lock()
 
@@ -142,7 +144,7 @@ class Previewer:
         with self._lock:
             try:
                 plain = resolve_names(formula, sheet, self._defined)
-                boxes = plain_boxes(plain, sheet)
+                boxes = plain_boxes(plain, sheet, self._known)
             except BaseException as err:  # formualizer cannot parse it
                 reraise_interrupt(err)
                 return Preview(None, "#ERROR!", "cells")
@@ -220,8 +222,12 @@ class Previewer:
         return result
 
 
-def plain_boxes(formula: str, host: str) -> list[Box] | None:
-    """The rectangles `formula` reads, or None when they are not all plain cells and ranges."""
+def plain_boxes(formula: str, host: str, known: frozenset[str] = frozenset()) -> list[Box] | None:
+    """The rectangles `formula` reads, or None when they are not all plain cells and ranges.
+
+    Names and tables the loaded engine does not know (`known`: casefolded names of its defined
+    names and tables) read no cells: the scratch engine gives the same #NAME?/#REF! at once,
+    where the loaded engine spends its whole precedent chain (150-570 ms measured) on it."""
     ast = fz.parse(formula)
     if _functions(ast) & DYNAMIC_FUNCTIONS:
         return None
@@ -235,7 +241,9 @@ def plain_boxes(formula: str, host: str) -> list[Box] | None:
                 (ref.sheet or a.sheet or host, min(a.row, b.row), min(a.col, b.col),
                  max(a.row, b.row), max(a.col, b.col))
             )  # fmt: skip
-        else:  # names, tables, whole rows/columns, 3-D and external references
+        elif isinstance(ref, fz.NamedRangeRef | fz.TableRef) and ref.name.casefold() not in known:
+            continue
+        else:  # known names and tables, whole rows/columns, 3-D and external references
             return None
     return boxes
 
