@@ -22,7 +22,8 @@ def suggest_command(
     top: Annotated[int, typer.Option("--top", help="How many suggestions to show.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     sheet: Annotated[
-        str | None, typer.Option("--sheet", help="The sheet, when CELL does not name one.")
+        str | None,
+        typer.Option("--sheet", help="The sheet, when CELL names none (default: the first)."),
     ] = None,
     model: Annotated[
         Path | None, typer.Option("--model", help="A formula-prediction model folder.")
