@@ -129,7 +129,7 @@ def main() -> None:
     lat, loads = latency(files, args.ranker, args.latency_per_book)
     lat = np.array(lat)
     rows, tgts = rows_of(m), targets(m, lat)
-    console = Console()
+    console = Console(width=200)
     table = RichTable(title="formula suggestion, test split (pooled · per workbook)")
     for col in ("setting", "subset", "targets/books", "exact@1", "exact@5", "paper@1",
                 "rules exact@1", "ranker/rules", "recall"):  # fmt: skip

@@ -5,7 +5,8 @@
   or same row and column labels);
 - `template`: aggregates of the numbers above/left, and differences, ratios and changes of the
   two neighbouring rows/columns;
-- `model`: the formula-prediction model's beam, when a model is given (not built yet).
+- `model`: the formula-prediction model's beam, when a model is given: NOT BUILT YET (the
+  engine refuses `--model` with a clear error until it is).
 
 `generate` merges them by formula text (every source prints through the same printer): a formula several sources
 propose is one candidate carrying every source's features and a flag per source. Features
