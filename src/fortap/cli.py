@@ -269,6 +269,35 @@ def evaluate(
     run_evaluate(tables, model, out, cfg)
 
 
+@app.command()
+@_fail_cleanly
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    model: Annotated[
+        Path | None, typer.Option(help="Formula-prediction model folder (adds the model source).")
+    ] = None,
+    ranker: Annotated[
+        Path | None, typer.Option(help="Ranker file (default: the one shipped).")
+    ] = None,
+    max_upload_mb: Annotated[float, typer.Option(help="Largest upload accepted, in MB.")] = 20.0,
+    max_workbooks: Annotated[int, typer.Option(help="Workbooks kept at once (LRU).")] = 16,
+    max_store_mb: Annotated[float, typer.Option(help="Upload bytes kept at once (LRU).")] = 256.0,
+    quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
+) -> None:
+    """Serve formula suggestions over HTTP with a web page (needs the 'serve' extra)."""
+    from fortap.suggest.serve_cli import run_serve_cli
+
+    run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet)
+
+
+# `fortap suggest` and `fortap train-ranker` live in fortap.suggest.cli (typer only at import)
+from fortap.suggest.cli import suggest_command, train_ranker_command  # noqa: E402
+
+app.command("suggest")(_fail_cleanly(suggest_command))
+app.command("train-ranker")(_fail_cleanly(train_ranker_command))
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,90 @@
+"""Which workbooks a ranker trains and is evaluated on, and which of their cells are targets.
+
+- Files: every .xlsx/.xlsm/.xls/.ods under the given paths, each workbook once: files sharing a
+  `fortap.corpus.split.book_key` (an EUSES book as .xlsx and as .xls) keep one copy, a native
+  file before a converted one, then the shortest path.
+- Side: the formula-prediction split by `book_key` (`split_of` with the default
+  `SplitConfig`), except that the three related 2050-Calculator models (`model`, `model2`,
+  `rangearrayformulaesa`) all take the side of `model`.
+- Targets: the formula cells kept by the paper's first-five-per-row/column rule over each
+  sheet's R1C1 texts (`fortap.formula.occurrences`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from fortap.corpus.split import SplitConfig, book_key, split_of
+from fortap.formula.occurrences import first_occurrences
+from fortap.suggest.context import BookContext, Target
+
+SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods")
+NATIVE = (".xlsx", ".xlsm")
+LINKED = ("model", "model2", "rangearrayformulaesa")  # one model in three versions
+
+
+def workbook_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Spreadsheet files under `paths` (files or folders), one per workbook key, sorted."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found += [f for f in sorted(p.rglob("*")) if f.suffix.lower() in SUFFIXES]
+        elif p.suffix.lower() in SUFFIXES:
+            found.append(p)
+    best: dict[str, Path] = {}
+    for f in found:
+        key = book_key(str(f))
+        old = best.get(key)
+        if old is None or _preference(f) < _preference(old):
+            best[key] = f
+    return sorted(best.values())
+
+
+def _preference(f: Path) -> tuple:
+    return (f.suffix.lower() not in NATIVE, len(str(f)), str(f))
+
+
+def side_of(path: str | Path, cfg: SplitConfig | None = None) -> str:
+    """The workbook's side of the formula-prediction split: "train", "dev" or "test"."""
+    key = book_key(str(path))
+    if key in LINKED:
+        key = LINKED[0]
+    return split_of(key, cfg or SplitConfig())
+
+
+def targets_of(ctx: BookContext, limit: int = 5) -> list[Target]:
+    """Target cells of a workbook (first `limit` per row/column per R1C1), sheet by sheet."""
+    out = []
+    for name in ctx.sheet_names():
+        sc = ctx.sheets[name]
+        kept = first_occurrences(
+            (r, c, f.r1c1) for (r, c), f in zip(sc.cells, sc.formulas, strict=True)
+        )
+        out += [Target(name, r, c) for r, c in sc.cells if (r, c) in kept]
+    return out
+
+
+def spread(items: Sequence, n: int | None) -> list:
+    """At most `n` of `items` at evenly spaced positions (order kept); all when n is None."""
+    if n is None or n >= len(items):
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
+
+
+def contexts(files: Sequence[Path], errors: list[dict] | None = None):
+    """(path, BookContext) for each readable file; unreadable ones are appended to `errors`
+    as {"path", "error"} and skipped (a batch loses nothing else)."""
+    from fortap.errors import FortapError
+    from fortap.sheet.read import read_workbooks
+
+    for path, book in read_workbooks(files):
+        if isinstance(book, Exception):
+            if errors is not None:
+                errors.append({"path": str(path), "error": str(book)})
+            continue
+        try:
+            yield path, BookContext.from_workbook(book)
+        except FortapError as err:
+            if errors is not None:
+                errors.append({"path": str(path), "error": str(err)})

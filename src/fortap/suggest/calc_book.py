@@ -1,0 +1,140 @@
+"""Loading a workbook into formualizer, and the Excel error texts of its error kinds.
+
+`load_engine` uses formualizer's own .xlsx loader (names, tables and every formula as the file
+holds them); for .csv, or when that loader fails or misses a sheet, `engine_from_cells` builds
+the workbook from the values and formulas fortap's reader found.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import formualizer as fz
+
+from fortap.formula.references import quote_sheet
+from fortap.sheet.model import Workbook, column_letter
+
+ERROR_TEXT = {
+    "Div": "#DIV/0!",
+    "Ref": "#REF!",
+    "Name": "#NAME?",
+    "Value": "#VALUE!",
+    "Num": "#NUM!",
+    "Null": "#NULL!",
+    "Na": "#N/A",
+    "Spill": "#SPILL!",
+    "Calc": "#CALC!",
+    "Circ": "#CIRC!",
+    "Error": "#ERROR!",
+    "NImpl": "#N/IMPL!",
+    "Cancelled": "#CANCELLED!",
+}
+ERROR_KIND = {text: kind for kind, text in ERROR_TEXT.items()}
+
+
+def reraise_interrupt(err: BaseException) -> None:
+    """formualizer's Rust panics reach Python as pyo3's PanicException, a BaseException, so
+    previews catch BaseException; interrupts and exits still go through."""
+    if isinstance(err, KeyboardInterrupt | SystemExit | GeneratorExit):
+        raise err
+
+
+def load_engine(book: Workbook) -> fz.Workbook:
+    """formualizer's own load of the .xlsx/.xlsm (for an .xls/.ods, the reader's converted
+    .xlsx); a workbook built from fortap's cells for .csv or when that load fails."""
+    if Path(book.path).suffix.lower() in (".xlsx", ".xlsm"):
+        try:
+            engine = fz.load_workbook(book.path)
+            if set(engine.sheet_names) >= {s.name for s in book.sheets}:
+                return engine
+        except BaseException as err:
+            reraise_interrupt(err)
+    return engine_from_cells(book)
+
+
+def engine_from_cells(book: Workbook) -> fz.Workbook:
+    """A formualizer workbook holding `book`'s values and formulas (for .csv and loader failures)."""
+    engine = fz.Workbook()
+    for sheet in book.sheets:
+        engine.add_sheet(sheet.name)
+        for (r, c), cell in sheet.cells.items():
+            try:
+                if cell.formula:
+                    engine.set_formula(sheet.name, r + 1, c + 1, cell.formula)
+                elif cell.value is not None:
+                    engine.set_value(sheet.name, r + 1, c + 1, _cell_value(cell))
+            except BaseException as err:  # a formula it does not parse: keep the cached value
+                reraise_interrupt(err)
+                engine.set_value(sheet.name, r + 1, c + 1, _cell_value(cell))
+    return engine
+
+
+def _cell_value(cell):
+    if cell.kind == "error" and isinstance(cell.value, str) and cell.value in ERROR_KIND:
+        return fz.LiteralValue.error(ERROR_KIND[cell.value], None)
+    if cell.kind == "date" and isinstance(cell.value, str):
+        try:
+            return dt.datetime.fromisoformat(cell.value)
+        except ValueError:
+            return cell.value
+    return cell.value
+
+
+def settable(value):
+    """A value read from the engine, in a form `set_value` takes back (errors included)."""
+    if isinstance(value, dict) and value.get("type") == "Error":
+        return fz.LiteralValue.error(str(value.get("kind")), None)
+    return value
+
+
+def defined_names(engine: fz.Workbook) -> dict[tuple[str | None, str], str]:
+    """(scope sheet or None, name), both casefolded -> the absolute A1 text of every name that
+    stands for a cell or a range (names holding constants or formulas are left out)."""
+    out: dict[tuple[str | None, str], str] = {}
+    try:
+        entries = list(engine.get_named_ranges())
+        for sheet in engine.sheet_names:
+            entries += engine.get_named_ranges(sheet)
+    except BaseException as err:
+        reraise_interrupt(err)
+        return out
+    for e in entries:
+        if e.get("kind") not in ("cell", "range") or not e.get("sheet"):
+            continue
+        start = f"${column_letter(e['start_col'] - 1)}${e['start_row']}"
+        end = f"${column_letter(e['end_col'] - 1)}${e['end_row']}"
+        text = quote_sheet(e["sheet"]) + "!" + (start if start == end else f"{start}:{end}")
+        scope = e.get("scope_sheet") if e.get("scope") == "sheet" else None
+        out[(scope.casefold() if scope else None, str(e["name"]).casefold())] = text
+    return out
+
+
+def resolve_names(formula: str, host: str, names: dict[tuple[str | None, str], str]) -> str:
+    """`formula` with each defined name replaced by the cells it stands for (the host sheet's
+    own names first, then the workbook's); unknown names and everything else are kept."""
+    if not names:
+        return formula
+    parts, pos = [], 0
+    for token in fz.tokenize(formula).tokens():
+        if str(token.token_type) != "Operand" or str(token.subtype) != "Range":
+            continue
+        name = token.value.casefold()
+        text = names.get((host.casefold(), name)) or names.get((None, name))
+        if text is not None:
+            parts += [formula[pos : token.start], text]
+            pos = token.end
+    return "".join(parts) + formula[pos:]
+
+
+def known_names(engine: fz.Workbook) -> frozenset[str]:
+    """Casefolded names of every defined name (any kind, any scope) and table of `engine`."""
+    try:
+        entries = list(engine.get_named_ranges())
+        for sheet in engine.sheet_names:
+            entries += engine.get_named_ranges(sheet)
+        entries += engine.tables()
+    except BaseException as err:
+        reraise_interrupt(err)
+        return frozenset()
+    return frozenset(str(e["name"]).casefold() for e in entries if e.get("name"))

@@ -1,0 +1,70 @@
+"""Candidate formulas for a target cell, from four sources, each a small module.
+
+- `copy`: every formula of the target's sheet re-anchored to it (one per distinct R1C1);
+- `sibling`: the formula at the same place in other sheets of the workbook (same address,
+  or same row and column labels);
+- `template`: aggregates of the numbers above/left, and differences, ratios and changes of the
+  two neighbouring rows/columns;
+- `model`: the formula-prediction model's beam, when a model is given: NOT BUILT YET (the
+  engine refuses `--model` with a clear error until it is).
+
+`generate` merges them by formula text (every source prints through the same printer): a formula several sources
+propose is one candidate carrying every source's features and a flag per source. Features
+never read the target cell itself or any hidden cell: those count as empty and formula-less.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fortap.suggest.context import BookContext, Place, Target
+
+SETTINGS = ("sheet", "new-formula", "paper")
+SOURCES = ("copy", "sibling", "template", "model")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One suggestion before ranking."""
+
+    formula: str  # Excel A1 text with a leading "=", `$` kept as the source had them
+    source: str  # "copy" | "sibling" | "template" | "model"
+    reason: str  # one line a user reads: "as in B3:B9, 7 cells filled down"
+    features: Mapping[str, float]  # for the ranker; never derived from the target cell's content
+
+
+def generate(
+    ctx: BookContext,
+    target: Target,
+    hidden: frozenset[Place] = frozenset(),
+    setting: str = "sheet",
+) -> list[Candidate]:
+    """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
+    col) and the target itself are treated as empty and formula-less. In the `paper` setting no
+    formula of the workbook is visible, so only templates (and the model) propose."""
+    from fortap.suggest.candidates import copy, sibling, template
+    from fortap.suggest.features import query_features, rule_positions
+
+    if setting not in SETTINGS:
+        raise ValueError(f"generate: setting must be one of {SETTINGS}, got {setting!r}")
+    ctx.sheet(target.sheet)  # unknown sheet -> FortapError
+    hidden = hidden | {(target.sheet, target.row, target.col)}
+    raw: list[Candidate] = []
+    if setting != "paper":
+        raw += copy.candidates(ctx, target, hidden)
+        raw += sibling.candidates(ctx, target, hidden)
+    raw += template.candidates(ctx, target, hidden)
+    query = query_features(ctx, target, hidden)
+    merged: dict[str, Candidate] = {}
+    for cand in raw:
+        key = cand.formula.upper().replace(" ", "")  # sources print canonical text
+        old = merged.get(key)
+        if old is None:
+            feats = {**query, **cand.features, f"src_{cand.source}": 1.0}
+            merged[key] = Candidate(cand.formula, cand.source, cand.reason, feats)
+        else:
+            feats = {**cand.features, **old.features, f"src_{cand.source}": 1.0}
+            merged[key] = Candidate(old.formula, old.source, old.reason, feats)
+    out = list(merged.values())
+    return rule_positions(out)

@@ -1,0 +1,96 @@
+"""Template candidates: formulas a user writes from scratch over the numbers next to the cell.
+
+- aggregates (SUM, AVERAGE, MIN, MAX, COUNT) over the contiguous run of numbers directly above
+  and directly left of the target (Excel's AutoSum is the SUM one; it takes the run above when
+  the cell above holds a number, else the run left);
+- pairs of the two nearest numbers to the left (`a`, `b` with `b` adjacent) and above:
+  `b-a`, `a-b`, `a+b`, `a*b`, `b/a`, `a/b`, `(b-a)/a` and `b/a-1`.
+
+Features: the template kind, its side, the run length, and whether the row/column labels say
+the same thing (`header_agrees`: "Total" for SUM, "% change" for `(b-a)/a`, ...). Hidden cells
+(the target, a hidden block) count as empty, so a run stops there.
+"""
+
+from __future__ import annotations
+
+import math
+
+from fortap.sheet.model import a1
+from fortap.suggest.context import BookContext, Place, Target
+from fortap.suggest.features import labels, words_of
+
+AGGREGATES = ("SUM", "AVERAGE", "MIN", "MAX", "COUNT")
+_AGG_WORD = {"SUM": "total", "AVERAGE": "average", "MIN": "extreme", "MAX": "extreme"}
+_AGG_WORD["COUNT"] = "count"
+# pair template -> (text with {a} and {b}, header words that agree with it)
+PAIRS = {
+    "diff": ("={b}-{a}", {"change", "net", "variance"}),
+    "rdiff": ("={a}-{b}", {"change", "net", "variance"}),
+    "add": ("={a}+{b}", {"total"}),
+    "mul": ("={a}*{b}", set()),
+    "ratio": ("={b}/{a}", {"ratio", "percent"}),
+    "rratio": ("={a}/{b}", {"ratio", "percent"}),
+    "pct": ("=({b}-{a})/{a}", {"percent", "growth", "change"}),
+    "pct1": ("={b}/{a}-1", {"percent", "growth", "change"}),
+}
+KINDS = {name: i for i, name in enumerate(AGGREGATES + tuple(PAIRS))}
+MAX_RUN = 2000
+
+
+def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
+    from fortap.suggest.candidates import Candidate
+
+    sc = ctx.sheets[target.sheet]
+    r, c = target.row, target.col
+
+    def number(at: tuple[int, int]) -> bool:
+        if at[0] < 0 or at[1] < 0 or (target.sheet, *at) in hidden:
+            return False
+        return sc.kind(*at) == "number"
+
+    words = set().union(*map(words_of, labels(ctx, target, hidden)))
+    out = []
+    above = _run(number, [(i, c) for i in range(r - 1, max(r - MAX_RUN, 0) - 1, -1)])
+    left = _run(number, [(r, j) for j in range(c - 1, max(c - MAX_RUN, 0) - 1, -1)])
+    pick = "above" if above else "left"
+    for side, run in (("above", above), ("left", left)):
+        if not run:
+            continue
+        area = a1(*run[-1]) if len(run) == 1 else f"{a1(*run[-1])}:{a1(*run[0])}"
+        for name in AGGREGATES:
+            feats = _features(name, side, len(run), _AGG_WORD[name] in words)
+            if name == "SUM":
+                feats["autosum_order"] = float(side != pick)
+            what = (
+                f"{name} of the {len(run)} numbers {side}"
+                if len(run) > 1
+                else f"{name} of the number {side}"
+            )
+            out.append(Candidate(f"={name}({area})", "template", what, feats))
+    for side, (a, b) in (("left", ((r, c - 2), (r, c - 1))), ("above", ((r - 2, c), (r - 1, c)))):
+        if not (number(a) and number(b)):
+            continue
+        for name, (text, agree) in PAIRS.items():
+            feats = _features(name, side, 2, bool(agree & words))
+            formula = text.format(a=a1(*a), b=a1(*b))
+            out.append(Candidate(formula, "template", f"{name} of the two cells {side}", feats))
+    return out
+
+
+def _run(number, spots: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    run = []
+    for at in spots:
+        if not number(at):
+            break
+        run.append(at)
+    return run
+
+
+def _features(name: str, side: str, n: int, agrees: bool) -> dict[str, float]:
+    return {
+        "tpl_kind": float(KINDS[name]),
+        "tpl_above": float(side == "above"),
+        "tpl_log_run": math.log1p(n),
+        "tpl_agg": float(name in AGGREGATES),
+        "header_agrees": float(agrees),
+    }

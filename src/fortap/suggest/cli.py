@@ -1,0 +1,130 @@
+"""The `suggest` and `train-ranker` commands (registered on the `fortap` app in `fortap.cli`).
+
+Only typer is imported here at start-up; the engine, LightGBM and formualizer load when a
+command runs. Input errors are `FortapError`s, which `fortap.cli` prints as one line (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def suggest_command(
+    book: Annotated[Path, typer.Argument(help="The workbook (.xlsx/.xlsm/.xls/.ods/.csv).")],
+    cell: Annotated[str, typer.Argument(help="The cell: B7, Sheet1!B7 or 'My Sheet'!B7.")],
+    top: Annotated[int, typer.Option("--top", help="How many suggestions to show.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    sheet: Annotated[
+        str | None,
+        typer.Option("--sheet", help="The sheet, when CELL names none (default: the first)."),
+    ] = None,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="A formula-prediction model folder.")
+    ] = None,
+    ranker: Annotated[
+        Path | None,
+        typer.Option("--ranker", help="A ranker folder (fortap train-ranker; default: shipped)."),
+    ] = None,
+) -> None:
+    """Ranked formula suggestions for one cell, with the value each would produce."""
+    from fortap.formula.references import quote_sheet
+    from fortap.suggest.cells import locate, parse_cell
+    from fortap.suggest.engine import Suggester
+
+    with native_stderr_silenced():
+        suggester = Suggester.open(book, ranker=ranker, model=model)
+        found = suggester.suggest(sheet, cell, top)
+    arg = parse_cell(cell, str(book))
+    host = locate(arg, sheet, suggester.workbook.sheets, str(book)).name
+    label = f"{quote_sheet(host)}!{arg.a1} of {book.name}"
+    if as_json:
+        out = {"book": str(book), "sheet": host, "cell": arg.a1}
+        out["suggestions"] = [s.to_json() for s in found]
+        typer.echo(json.dumps(out, indent=1))
+        return
+    from rich.console import Console
+
+    if not found:
+        typer.echo(f"no suggestion for {label}")
+        return
+    Console().print(suggestion_table(found, label))
+
+
+@contextmanager
+def native_stderr_silenced():
+    """Send file descriptor 2 to /dev/null for the block: formualizer prints a Rust panic's
+    message there (the preview shows #ERROR! instead); Python's own errors are raised and
+    printed after the block, so nothing a user must read is lost."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def suggestion_table(found, title: str):
+    """A rich table: rank, formula, value (or error), source, reason."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"Suggestions for {escape(title)}", title_justify="left")
+    for name, justify in (("#", "right"), ("formula", "left"), ("value", "right")):
+        table.add_column(name, justify=justify)
+    table.add_column("source")
+    table.add_column("reason")
+    for s in found:
+        shown = f"[red]{s.error}[/red]" if s.error else escape(format_value(s.value))
+        table.add_row(str(s.rank), escape(s.formula), shown, s.source, escape(s.reason))
+    return table
+
+
+def format_value(value) -> str:
+    """A preview value as a cell would show it in General format (empty for None)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.10g}"
+    return str(value)
+
+
+def train_ranker_command(
+    paths: Annotated[list[Path], typer.Argument(help="Workbook files or folders.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the ranker files.")],
+    per_book: Annotated[
+        int, typer.Option(help="Targets per workbook and setting (evenly spread).")
+    ] = 60,
+    settings: Annotated[
+        str, typer.Option(help="Comma-separated: sheet, new-formula, paper.")
+    ] = "sheet,new-formula,paper",
+) -> None:
+    """Train the suggestion ranker (LightGBM lambdarank) leave-one-out on the training side."""
+    from fortap.errors import FortapError
+    from fortap.suggest.train import TrainConfig, train
+
+    chosen = tuple(s.strip() for s in settings.split(",") if s.strip())
+    unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
+    if unknown or not chosen or per_book < 1:
+        raise FortapError(
+            f"--settings must list sheet, new-formula or paper and --per-book be >= 1 "
+            f"(got {settings!r}, {per_book})"
+        )
+    info = train(paths, out, TrainConfig(per_book=per_book, settings=chosen))
+    typer.echo(
+        f"ranker written to {out}: {info['queries']} queries from {info['books']} workbooks "
+        f"({len(info['unreadable'])} unreadable)"
+    )

@@ -1,0 +1,187 @@
+"""`Suggester`: a workbook opened once, then ranked formula suggestions with previews per cell.
+
+`Suggester.open` reads the workbook with fortap's reader, prepares the candidate sources'
+`BookContext`, loads the ranker and the formualizer engine for previews. `suggest(sheet, cell,
+k)` hides the cell's own formula (the candidate sources never see it, the preview overwrites
+it), generates every candidate, ranks them, previews a shortlist of the best `k + SHORTLIST_EXTRA`
+and returns the best `k`: within the shortlist, candidates whose preview is an Excel error move
+after those that give a value (otherwise the ranker's order is kept).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fortap.errors import FortapError, where
+from fortap.sheet.limits import ReadLimits
+from fortap.sheet.model import Cell, Workbook
+from fortap.suggest.candidates import Candidate, generate
+from fortap.suggest.cells import find_sheet, locate, parse_cell
+from fortap.suggest.context import BookContext, Target
+from fortap.suggest.preview import Preview, Previewer
+
+SHORTLIST_EXTRA = 3  # previews computed for the ranker's top k + 3
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One ranked suggestion with the value it would produce in the cell."""
+
+    rank: int
+    formula: str
+    value: str | float | bool | None  # the preview value (None = empty, or an error)
+    error: str | None  # an Excel error such as "#DIV/0!" when the preview is one
+    source: str
+    reason: str
+    score: float
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class SheetInfo:
+    """A sheet's name and used range (rows and columns from A1)."""
+
+    name: str
+    n_rows: int
+    n_cols: int
+
+
+class RuleOrder:
+    """Ranks by the rule baseline's order (fill from the nearest formula, then AutoSum, then the
+    rest); used only when no trained ranker file exists (score = minus the rule position)."""
+
+    def rank(self, candidates: Sequence[Candidate]) -> list[tuple[Candidate, float]]:
+        scored = [(c, 0.0 - float(c.features.get("rule_pos", 99.0))) for c in candidates]
+        return sorted(scored, key=lambda pair: -pair[1])
+
+
+class Suggester:
+    """A workbook prepared for suggestions; build it with `Suggester.open`."""
+
+    def __init__(self, path: Path, workbook: Workbook, ranker, previewer: Previewer) -> None:
+        self.path = path
+        self.workbook = workbook
+        self.context = BookContext.from_workbook(workbook)
+        self.ranker = ranker
+        self.previewer = previewer
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        *,
+        ranker: Path | None = None,
+        model: Path | None = None,
+        limits: ReadLimits | None = None,
+        cache_dir: Path | None = None,
+    ) -> Suggester:
+        """Read `path` once (.xlsx/.xlsm/.xls/.ods/.csv), load the ranker and the preview engine.
+
+        Raises `FortapError` (the reader's `SheetError` for an unreadable workbook).
+        """
+        from fortap.sheet.read import DEFAULT_LIMITS, read_workbook
+
+        path = Path(path)
+        if model is not None:
+            raise FortapError(f"--model {model}: the model candidate source is not built yet")
+        if not path.is_file():
+            raise FortapError(f"no such file: {path}")
+        book = read_workbook(path, limits or DEFAULT_LIMITS, cache_dir)
+        return cls(path, book, load_ranker(ranker), Previewer.load(book))
+
+    def sheets(self) -> list[SheetInfo]:
+        return [SheetInfo(s.name, s.n_rows, s.n_cols) for s in self.workbook.sheets]
+
+    def suggest(self, sheet: str | None, cell: str, k: int = 5) -> list[Suggestion]:
+        """The best `k` formulas for `cell` (`B7`, or `Sheet1!B7` when `sheet` is None)."""
+        if k < 1:
+            raise FortapError(f"the number of suggestions must be at least 1, got {k}")
+        name = str(self.path)
+        arg = parse_cell(cell, name)
+        host = locate(arg, sheet, self.workbook.sheets, name)
+        candidates = generate(self.context, Target(host.name, arg.row, arg.col))
+        shortlist = self.ranker.rank(candidates)[: k + SHORTLIST_EXTRA]
+        previews = [
+            self.previewer.preview(host.name, arg.row + 1, arg.col + 1, c.formula)
+            for c, _ in shortlist
+        ]
+        order = sorted(range(len(shortlist)), key=lambda i: (previews[i].error is not None, i))
+        return [
+            _suggestion(rank, shortlist[i][0], shortlist[i][1], previews[i])
+            for rank, i in enumerate(order[:k], start=1)
+        ]
+
+    def value(self, sheet: str, cell: str) -> str | float | bool | None:
+        """The cell's value as formualizer computes it now (an Excel error as its text)."""
+        arg, host = self._cell(sheet, cell)
+        shown = self.previewer.value(host, arg.row + 1, arg.col + 1)
+        return shown.error if shown.error is not None else shown.value
+
+    def set_formula(self, sheet: str, cell: str, formula: str) -> None:
+        """Write an accepted formula: into the preview engine, the workbook and its context."""
+        from fortap.formula import parse_formula
+
+        arg, host = self._cell(sheet, cell)
+        text = formula if formula.startswith("=") else "=" + formula
+        parse_formula(text, host, (arg.row, arg.col))  # FormulaError for text that does not parse
+        self.previewer.set_formula(host, arg.row + 1, arg.col + 1, text)
+        shown = self.previewer.value(host, arg.row + 1, arg.col + 1)
+        self.workbook = _with_cell(self.workbook, host, arg.row, arg.col, _cell(text, shown))
+        self.context = BookContext.from_workbook(self.workbook)
+
+    def _cell(self, sheet: str, cell: str):
+        name = str(self.path)
+        arg = parse_cell(cell, name)
+        host = locate(arg, sheet, self.workbook.sheets, name) if sheet or arg.sheet else None
+        if host is None:
+            host = find_sheet(self.workbook.sheets[0].name, self.workbook.sheets, name)
+        return arg, host.name
+
+
+def load_ranker(path: Path | None):
+    """The ranker in `path`; None = the default shipped with fortap, else the rule order."""
+    from fortap.suggest.ranker import DEFAULT_DIR, MODEL_FILE, Ranker
+
+    if path is None and not (Path(DEFAULT_DIR) / MODEL_FILE).exists():
+        return RuleOrder()
+    if path is not None and not Path(path).exists():
+        raise FortapError(f"no such ranker: {where(path)}")
+    return Ranker.load(path)
+
+
+def _suggestion(rank: int, cand: Candidate, score: float, shown: Preview) -> Suggestion:
+    return Suggestion(rank, cand.formula, shown.value, shown.error, cand.source, cand.reason, score)
+
+
+def _cell(formula: str, shown: Preview) -> Cell:
+    if shown.error is not None:
+        return Cell(shown.error, "error", formula)
+    value = shown.value
+    kind = (
+        "empty" if value is None
+        else "bool" if isinstance(value, bool)
+        else "number" if isinstance(value, float)
+        else "text"
+    )  # fmt: skip
+    return Cell(value, kind, formula)
+
+
+def _with_cell(book: Workbook, sheet: str, row: int, col: int, cell: Cell) -> Workbook:
+    sheets = []
+    for s in book.sheets:
+        if s.name == sheet:
+            old = s.cell(row, col)
+            cell = dataclasses.replace(cell, style=old.style)
+            s = dataclasses.replace(
+                s,
+                cells={**s.cells, (row, col): cell},
+                n_rows=max(s.n_rows, row + 1),
+                n_cols=max(s.n_cols, col + 1),
+            )
+        sheets.append(s)
+    return dataclasses.replace(book, sheets=tuple(sheets))

@@ -1,0 +1,127 @@
+"""The learned ranker: LightGBM `lambdarank` over candidate features.
+
+A ranker is two files in a folder: `model.txt` (LightGBM's own text format; never a pickle)
+and `features.json` (the feature names in column order, plus how it was trained). A feature a
+candidate lacks is NaN, which the trees route on their own. `Ranker.load(None)` loads the small
+default shipped in `fortap/suggest/ranker_default/`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from fortap.errors import FortapError
+
+DEFAULT_DIR = Path(__file__).parent / "ranker_default"
+MODEL_FILE, FEATURES_FILE = "model.txt", "features.json"
+
+
+@dataclass(frozen=True)
+class RankerConfig:
+    """LightGBM settings of `train_ranker` (small trees: the default model ships in the wheel)."""
+
+    rounds: int = 200
+    leaves: int = 15
+    learning_rate: float = 0.05
+    min_data_in_leaf: int = 20
+    feature_fraction: float = 0.9
+    seed: int = 0
+    eval_at: tuple[int, ...] = (1, 5)
+    extra: Mapping[str, float] = field(default_factory=dict)
+
+
+def matrix(feature_names: Sequence[str], rows: Sequence[Mapping[str, float]]) -> np.ndarray:
+    """(n, F) float matrix of candidate features in `feature_names` order, NaN when missing."""
+    out = np.full((len(rows), len(feature_names)), np.nan, np.float64)  # (n, F)
+    index = {name: j for j, name in enumerate(feature_names)}
+    for i, row in enumerate(rows):
+        for name, value in row.items():
+            j = index.get(name)
+            if j is not None:
+                out[i, j] = value
+    return out
+
+
+class Ranker:
+    """A trained LightGBM booster and its feature names."""
+
+    def __init__(self, booster, feature_names: Sequence[str], info: Mapping | None = None):
+        self.booster = booster
+        self.feature_names = list(feature_names)
+        self.info = dict(info or {})
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Ranker:
+        """The ranker saved in folder `path` (None: the default shipped with fortap)."""
+        import lightgbm as lgb
+
+        folder = Path(path) if path is not None else DEFAULT_DIR
+        try:
+            meta = json.loads((folder / FEATURES_FILE).read_text())
+            booster = lgb.Booster(model_file=str(folder / MODEL_FILE))
+        except (OSError, ValueError, lgb.basic.LightGBMError) as err:
+            raise FortapError(f"cannot load the ranker in {folder}: {err}") from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("features"), list):
+            raise FortapError(f"{folder / FEATURES_FILE}: no 'features' list")
+        return cls(booster, meta["features"], meta.get("info"))
+
+    def save(self, folder: Path) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.booster.save_model(str(folder / MODEL_FILE))
+        meta = {"features": self.feature_names, "info": self.info}
+        (folder / FEATURES_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+
+    def scores(self, features: Sequence[Mapping[str, float]]) -> np.ndarray:
+        if not features:
+            return np.zeros(0)
+        # one thread: a few dozen rows, and OpenMP start-up would cost more than the trees
+        return self.booster.predict(matrix(self.feature_names, features), num_threads=1)  # (n,)
+
+    def rank(self, candidates: Sequence) -> list[tuple[object, float]]:
+        """`(candidate, score)` pairs, best first (ties keep the candidates' order)."""
+        scores = self.scores([c.features for c in candidates])
+        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+        return [(candidates[i], float(scores[i])) for i in order]
+
+
+def train_ranker(
+    features: Sequence[Sequence[Mapping[str, float]]],
+    labels: Sequence[Sequence[int]],
+    cfg: RankerConfig = RankerConfig(),
+    info: Mapping | None = None,
+) -> Ranker:
+    """A `lambdarank` ranker from query groups: `features[q]` the candidates of target `q`,
+    `labels[q]` 1 for the gold candidate(s), 0 otherwise."""
+    import lightgbm as lgb
+
+    names = sorted({name for group in features for row in group for name in row})
+    rows = [row for group in features for row in group]
+    y = np.array([v for group in labels for v in group], np.float64)  # (n,)
+    sizes = [len(group) for group in features]
+    if not rows or y.max(initial=0) <= 0:
+        raise FortapError(
+            "train_ranker: no training target has the gold formula among its candidates"
+        )
+    params = {
+        "objective": "lambdarank",
+        "metric": "ndcg",
+        "eval_at": list(cfg.eval_at),
+        "num_leaves": cfg.leaves,
+        "learning_rate": cfg.learning_rate,
+        "min_data_in_leaf": cfg.min_data_in_leaf,
+        "feature_fraction": cfg.feature_fraction,
+        "seed": cfg.seed,
+        "deterministic": True,
+        "num_threads": 1,
+        "verbosity": -1,
+        **cfg.extra,
+    }
+    data = lgb.Dataset(matrix(names, rows), y, group=sizes, feature_name=names)
+    booster = lgb.train(params, data, num_boost_round=cfg.rounds)
+    return Ranker(booster, names, info)

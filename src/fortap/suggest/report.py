@@ -1,0 +1,135 @@
+"""`report.md` of `fortap evaluate formula-suggestion`: the metrics as tables, and plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROWS = (
+    ("exact top-1", "exact_top1"),
+    ("exact top-5", "exact_top5"),
+    ("paper top-1 ($ stripped)", "paper_top1"),
+    ("paper top-5 ($ stripped)", "paper_top5"),
+    ("rule order exact top-1", "rule_exact_top1"),
+    ("rule order exact top-5", "rule_exact_top5"),
+    ("rule order paper top-1", "rule_paper_top1"),
+    ("candidate recall", "recall"),
+)
+
+
+def _cell(m: dict | None) -> str:
+    if not m:
+        return "–"
+    return (
+        f"{m['pooled']:.3f} [{m['pooled_low']:.3f}, {m['pooled_high']:.3f}] · "
+        f"{m['per_book']:.3f} [{m['per_book_low']:.3f}, {m['per_book_high']:.3f}]"
+    )
+
+
+def table(metrics: dict, part: str) -> list[str]:
+    settings = [s for s in metrics if isinstance(metrics[s], dict) and "detail" in metrics[s]]
+    lines = ["| metric | " + " | ".join(settings) + " |", "|---" * (len(settings) + 1) + "|"]
+    counts = [
+        f"{metrics[s][part].get('targets', 0)} / {metrics[s][part].get('books', 0)}"
+        for s in settings
+    ]
+    lines.append("| targets / workbooks | " + " | ".join(counts) + " |")
+    for label, key in ROWS:
+        lines.append(
+            f"| {label} | " + " | ".join(_cell(metrics[s][part].get(key)) for s in settings) + " |"
+        )
+    gaps = []
+    for s in settings:
+        g = metrics[s][part].get("gap_vs_rules")
+        gaps.append(f"{g['gap']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]" if g else "–")
+    lines.append("| ranker − rule order, exact top-1 | " + " | ".join(gaps) + " |")
+    lat = [metrics[s][part].get("latency_ms") for s in settings]
+    lines.append(
+        "| latency p50 / p95 (ms, no preview) | "
+        + " | ".join(f"{x['p50']:.1f} / {x['p95']:.1f}" if x else "–" for x in lat)
+        + " |"
+    )
+    return lines
+
+
+def sources(metrics: dict) -> list[str]:
+    lines = [
+        "| setting | gold among candidates, by source | top-1 share · precision, by source |",
+        "|---|---|---|",
+    ]
+    for s, m in metrics.items():
+        if not (isinstance(m, dict) and "detail" in m):
+            continue
+        d = m["detail"]
+        rec = ", ".join(f"{k} {v:.3f}" for k, v in d.get("recall_by_source", {}).items())
+        top = ", ".join(
+            f"{k} {v['share']:.2f} · {v['precision']:.3f}"
+            for k, v in d.get("top1_by_source", {}).items()
+        )
+        lines.append(f"| {s} | {rec} | {top} |")
+    return lines
+
+
+def write_report(metrics: dict, out: Path) -> None:
+    """`report.md` and its plots (`top1.png`, `load.png`) in `out`."""
+    lines = [
+        "# Formula suggestion",
+        "",
+        f"Ranker: `{metrics.get('ranker')}`; split: {metrics.get('config', {}).get('split')}.",
+        "Each cell: pooled over targets [95 % workbook-bootstrap interval] · mean of per-workbook"
+        " rates [interval]. Exact: formula text equal up to case, spaces and printing, `$` kept;"
+        " paper: `$` stripped.",
+        "",
+        "## All targets",
+        "",
+        *table(metrics, "detail"),
+        "",
+        "## The paper's kept subset",
+        "",
+        *table(metrics, "kept"),
+        "",
+        "## By source",
+        "",
+        *sources(metrics),
+        "",
+        "![top-1 by setting](top1.png)",
+        "",
+        "![load time by workbook size](load.png)",
+        "",
+    ]
+    if metrics.get("unreadable"):
+        lines += ["## Unreadable workbooks", ""]
+        lines += [f"- {e['path']}: {e['error']}" for e in metrics["unreadable"]]
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+    _plots(metrics, out)
+
+
+def _plots(metrics: dict, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    settings = [s for s in metrics if isinstance(metrics[s], dict) and "detail" in metrics[s]]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    width = 0.2
+    for i, (key, label) in enumerate(
+        (("exact_top1", "ranker"), ("rule_exact_top1", "rule order"), ("recall", "recall"))
+    ):
+        values = [metrics[s]["detail"].get(key, {}).get("pooled", 0.0) for s in settings]
+        ax.bar([j + i * width for j in range(len(settings))], values, width, label=label)
+    ax.set_xticks([j + width for j in range(len(settings))], settings)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("pooled rate")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "top1.png", dpi=100)
+    plt.close(fig)
+    loads = metrics.get("load", [])
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.scatter([x["cells"] for x in loads], [x["seconds"] for x in loads], s=10)
+    ax.set_xscale("symlog")
+    ax.set_xlabel("cells in the workbook")
+    ax.set_ylabel("read + prepare (s)")
+    fig.tight_layout()
+    fig.savefig(out / "load.png", dpi=100)
+    plt.close(fig)

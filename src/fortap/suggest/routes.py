@@ -1,0 +1,218 @@
+"""The service's endpoints (a FastAPI `APIRouter`); `service.create_app` mounts them.
+
+Each handler finds its session in `app.state.store` and calls the engine's `Suggester` under the
+session's lock; the upload is opened with `app.state.open_book` and capped by
+`app.state.config.max_upload_bytes`. Errors are raised as `FortapError`s and answered by
+`http_errors` as 4xx with one sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+
+from fortap.errors import FortapError, SheetError
+from fortap.sheet.screening import SUPPORTED_SUFFIXES
+from fortap.suggest.export import export_xlsx
+from fortap.suggest.grid import json_value, parse_cell_a1, parse_range, sheet_window
+from fortap.suggest.http_errors import UnknownSheet, upload_too_large
+from fortap.suggest.schemas import (
+    CellWrite,
+    HealthOut,
+    Problem,
+    SuggestOut,
+    SuggestRequest,
+    WindowOut,
+    WorkbookOut,
+    WrittenOut,
+)
+from fortap.suggest.sessions import describe, open_session, renamed
+from fortap.suggest.store import OpenBook, UnknownWorkbook
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+ERRORS: dict[int | str, dict[str, Any]] = {s: {"model": Problem} for s in (400, 404, 413, 415, 422)}
+
+router = APIRouter()
+
+
+@router.post("/workbooks", status_code=201, response_model=WorkbookOut, responses=ERRORS)
+async def upload(
+    http: Request, file: Annotated[UploadFile, File(description="The workbook.")]
+) -> dict:
+    """Upload a workbook (.xlsx/.xlsm/.xls/.ods/.csv); returns its id, sheets and tables."""
+    store, state = http.app.state.store, http.app.state
+    suffix = _suffix(file.filename)
+    book_id, path = store.new_slot(suffix)
+    try:
+        size = await _save(file, path, state.config.max_upload_bytes)
+        book = await run_in_threadpool(
+            open_session, state.open_book, book_id, file.filename or "", suffix, path, size
+        )
+    except BaseException:
+        store.discard_slot(book_id)
+        raise
+    store.put(book)
+    return describe(book)
+
+
+@router.get("/workbooks/{book_id}", response_model=WorkbookOut, responses=ERRORS)
+def info(http: Request, book_id: str) -> dict:
+    """The upload's description again, with the formulas accepted so far."""
+    return describe(http.app.state.store.get(book_id))
+
+
+@router.get("/workbooks/{book_id}/sheets/{sheet}", response_model=WindowOut, responses=ERRORS)
+def cells(
+    http: Request,
+    book_id: str,
+    sheet: str,
+    cell_range: Annotated[
+        str | None, Query(alias="range", max_length=40, description="e.g. A1:Z100")
+    ] = None,
+) -> dict:
+    """Cells of a range (default: the used range) with values, formulas and formats."""
+    book = http.app.state.store.get(book_id)
+    with book.lock, _named(book):
+        model = _sheet(book, sheet)
+        window = parse_range(cell_range, model)
+        accepted = {address for (name, address) in book.accepted if name == sheet}
+        return sheet_window(
+            model, window, accepted, lambda address: book.suggester.value(sheet, address)
+        )
+
+
+@router.post("/workbooks/{book_id}/suggest", response_model=SuggestOut, responses=ERRORS)
+async def suggest(http: Request, book_id: str, body: SuggestRequest) -> Response:
+    """The top-k formulas for a cell, best first, each with its value in the workbook."""
+    # Run on the event loop, not in a worker thread: the engine holds the GIL throughout and
+    # the session lock serialises calls anyway, so a thread adds only its hand-off, which on a
+    # 2 ms call costs a tenth of the throughput (bench/serve.py). The price: other requests
+    # wait while a suggestion is computed (milliseconds on the visible data).
+    book = http.app.state.store.get(book_id)
+    address = _address(book, body.sheet, body.cell)
+    with book.lock, _named(book):
+        found = book.suggester.suggest(body.sheet, address, body.k)
+    rows = [s.to_json() for s in found]
+    for row in rows:
+        row["value"] = json_value(row["value"])
+    # the rows are the engine's own JSON: serialised directly, not re-validated per call
+    out = {"book": book.name, "sheet": body.sheet, "cell": address, "suggestions": rows}
+    return JSONResponse(out)  # the shape of `fortap suggest --json`, `book` the upload's name
+
+
+@router.post("/workbooks/{book_id}/cells", response_model=WrittenOut, responses=ERRORS)
+def write(http: Request, book_id: str, body: CellWrite) -> dict:
+    """Write an accepted formula into the session's copy; returns its recomputed value."""
+    book = http.app.state.store.get(book_id)
+    address = _address(book, body.sheet, body.cell)
+    with book.lock, _named(book):
+        book.suggester.set_formula(body.sheet, address, body.formula)
+        value = book.suggester.value(body.sheet, address)
+        book.accepted[(body.sheet, address)] = body.formula
+    error = value if isinstance(value, str) and _EXCEL_ERROR.fullmatch(value) else None
+    return {
+        "sheet": body.sheet,
+        "cell": address,
+        "formula": body.formula,
+        "value": None if error else json_value(value),
+        "error": error,
+    }
+
+
+@router.get(
+    "/workbooks/{book_id}/download",
+    response_class=Response,
+    responses={200: {"content": {XLSX: {}}}, **ERRORS},
+)
+def download(http: Request, book_id: str) -> Response:
+    """The workbook as .xlsx with the accepted formulas; header X-Fortap-Not-Kept lists losses."""
+    book = http.app.state.store.get(book_id)
+    with book.lock:
+        accepted = dict(book.accepted)
+    try:
+        data = export_xlsx(book.path, book.model(), accepted)
+    except FileNotFoundError:  # evicted while this request ran
+        raise UnknownWorkbook(book_id) from None
+    headers = {
+        "Content-Disposition": f'attachment; filename="{_download_name(book.name)}"',
+        "X-Fortap-Not-Kept": json.dumps(book.info["not_kept"]),
+    }
+    return Response(data, media_type=XLSX, headers=headers)
+
+
+@router.delete("/workbooks/{book_id}", status_code=204, responses=ERRORS)
+def delete(http: Request, book_id: str) -> Response:
+    """Forget the workbook and delete its file."""
+    http.app.state.store.delete(book_id)
+    return Response(status_code=204)
+
+
+@router.get("/health", response_model=HealthOut)
+def health(http: Request) -> dict:
+    store = http.app.state.store
+    return {"status": "ok", "workbooks": len(store), "bytes": store.total_bytes()}
+
+
+_EXCEL_ERROR = re.compile(r"#N/A|#[A-Z0-9/_]+[!?]")  # #DIV/0!, #NAME?, #CIRC!, ...
+
+
+def _suffix(filename: str | None) -> str:
+    """The upload's lower-case suffix if the reader supports it; the name is never a path."""
+    suffix = Path(filename or "").suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        shown = (filename or "")[:80] or "(no file name)"
+        supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+        raise SheetError(
+            "unsupported_extension",
+            f"cannot read {shown!r}: unsupported file type {suffix or '(none)'!r} "
+            f"(supported: {supported})",
+        )
+    return suffix
+
+
+async def _save(file: UploadFile, path: Path, limit: int) -> int:
+    size = 0
+    with path.open("wb") as out:
+        while chunk := await file.read(1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise upload_too_large(limit)
+            out.write(chunk)
+    return size
+
+
+def _sheet(book: OpenBook, sheet: str):
+    for model in book.model().sheets:
+        if model.name == sheet:
+            return model
+    names = ", ".join(repr(s.name) for s in book.model().sheets)
+    raise UnknownSheet(f"no sheet {sheet[:40]!r} in {book.name!r} (its sheets: {names})")
+
+
+def _address(book: OpenBook, sheet: str, cell: str) -> str:
+    """The cell's canonical A1 text (`$b$7` -> `B7`) after checking sheet and syntax."""
+    from fortap.sheet.model import a1
+
+    _sheet(book, sheet)
+    return a1(*parse_cell_a1(cell, sheet))
+
+
+@contextmanager
+def _named(book: OpenBook):
+    """Engine errors name the upload as the user called it, not the stored file."""
+    try:
+        yield
+    except FortapError as err:
+        raise renamed(err, book.path.name, book.name or "the upload") from None
+
+
+def _download_name(name: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).stem)[:60] or "workbook"
+    return f"{stem}-fortap.xlsx"

@@ -1,0 +1,111 @@
+"""The service's request and response bodies (pydantic), which also make its OpenAPI spec."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Value = str | float | bool | None
+
+# Excel's own limits: a sheet name is at most 31 characters, a formula at most 8,192
+SheetName = Annotated[
+    str, Field(min_length=1, max_length=31, description="Sheet name, as in the workbook.")
+]
+CellText = Annotated[
+    str, Field(min_length=1, max_length=12, description="One cell in A1 form, e.g. B7.")
+]
+
+
+class SuggestRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sheet: SheetName
+    cell: CellText
+    k: int = Field(5, ge=1, le=20, description="How many suggestions, best first.")
+
+
+class CellWrite(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sheet: SheetName
+    cell: CellText
+    formula: str = Field(
+        min_length=2, max_length=8192, pattern=r"^=", description="Formula text with its '='."
+    )
+
+
+class TableOut(BaseModel):
+    range: str
+    header_rows: int
+    header_cols: int
+
+
+class SheetOut(BaseModel):
+    name: str
+    n_rows: int
+    n_cols: int
+    used_range: str
+    tables: list[TableOut]
+
+
+class WorkbookOut(BaseModel):
+    id: str = Field(description="Random id of this upload; every other call names it.")
+    name: str = Field(description="The uploaded file's name (display only).")
+    size: int
+    sheets: list[SheetOut]
+    not_kept: list[str] = Field(description="What the .xlsx download will not hold.")
+    accepted: list[dict[str, str]] = Field(default_factory=list)
+
+
+class SuggestionOut(BaseModel):
+    rank: int
+    formula: str
+    value: Value
+    error: str | None
+    source: str
+    reason: str
+    score: float
+
+
+class SuggestOut(BaseModel):
+    book: str = Field(description="The uploaded file's name.")
+    sheet: str
+    cell: str
+    suggestions: list[SuggestionOut]
+
+
+class CellOut(BaseModel):
+    row: int = Field(description="1-based row.")
+    col: int = Field(description="1-based column.")
+    a1: str
+    value: Value
+    formula: str | None
+    number_format: str
+    bold: bool
+    accepted: bool
+
+
+class WindowOut(BaseModel):
+    sheet: str
+    range: str
+    n_rows: int
+    n_cols: int
+    cells: list[CellOut]
+    merged: list[str]
+
+
+class WrittenOut(BaseModel):
+    sheet: str
+    cell: str
+    formula: str
+    value: Value
+    error: str | None
+
+
+class HealthOut(BaseModel):
+    status: str
+    workbooks: int
+    bytes: int
+
+
+class Problem(BaseModel):
+    detail: str

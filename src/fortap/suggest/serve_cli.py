@@ -1,0 +1,56 @@
+"""`fortap serve` options -> `ServeConfig`, then the server; a missing [serve] extra is one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fortap.errors import FortapError
+
+
+def run_serve_cli(
+    host: str,
+    port: int,
+    model: Path | None,
+    ranker: Path | None,
+    max_upload_mb: float,
+    max_workbooks: int,
+    max_store_mb: float,
+    quiet: bool,
+) -> None:
+    try:
+        from fortap.suggest.service import ServeConfig, run_serve
+        from fortap.suggest.store import StoreLimits
+    except ModuleNotFoundError as err:
+        raise FortapError(
+            f"fortap serve needs the [serve] extra ({err.name} is missing): "
+            "pip install -e '.[serve]'"
+        ) from None
+    for name, value in (
+        ("--max-upload-mb", max_upload_mb),
+        ("--max-workbooks", max_workbooks),
+        ("--max-store-mb", max_store_mb),
+    ):
+        if value <= 0:
+            raise FortapError(f"{name} must be positive, got {value:g}")
+    for name, path in (("--model", model), ("--ranker", ranker)):
+        if path is not None and not path.exists():
+            raise FortapError(f"{name} {path}: not found")
+    try:
+        store = StoreLimits(max_books=max_workbooks, max_bytes=int(max_store_mb * 2**20))
+        config = ServeConfig(
+            host=host,
+            port=port,
+            model=model,
+            ranker=ranker,
+            max_upload_bytes=int(max_upload_mb * 2**20),
+            store=store,
+            quiet=quiet,
+        )
+    except ValueError as err:
+        raise FortapError(str(err)) from None
+    if config.max_upload_bytes > store.max_bytes:
+        raise FortapError(
+            f"--max-upload-mb {max_upload_mb:g} is over --max-store-mb {max_store_mb:g}: "
+            "one upload could never be stored"
+        )
+    run_serve(config)

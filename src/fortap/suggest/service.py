@@ -1,0 +1,129 @@
+"""`fortap serve`: the suggestion engine as a local HTTP service and a web page (FastAPI).
+
+The service adds sessions, limits and serialisation, no suggestion logic: each upload is
+opened once with the engine's `Suggester` and kept in a `WorkbookStore` under a random id;
+the endpoints (`suggest/routes.py`) call into that `Suggester` under the session's lock.
+This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (OpenAPI at
+`/openapi.json`; the page at `/`, its files under `/static`):
+
+    POST   /workbooks                          upload (multipart `file`) -> id, sheets, tables
+    GET    /workbooks/{id}                     the same description again
+    GET    /workbooks/{id}/sheets/{sheet}      cells of `?range=A1:Z100` for the page to draw
+    POST   /workbooks/{id}/suggest             {sheet, cell, k} -> ranked suggestions
+    POST   /workbooks/{id}/cells               {sheet, cell, formula}: accept a formula
+    GET    /workbooks/{id}/download            .xlsx with the accepted formulas
+    DELETE /workbooks/{id}
+    GET    /health
+
+Bad requests get a 4xx and `{"detail": one sentence}` (`suggest/http_errors.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from fortap.suggest import http_errors
+from fortap.suggest.http_errors import UploadLimit
+from fortap.suggest.routes import router
+from fortap.suggest.store import StoreLimits, WorkbookStore
+
+WEB = Path(__file__).parent / "web"
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """How `fortap serve` runs; every field is a command-line option."""
+
+    host: str = "127.0.0.1"  # loopback only unless the user says otherwise
+    port: int = 8000
+    model: Path | None = None  # a formula-prediction model folder for the engine's model source
+    ranker: Path | None = None  # a ranker file; None = the one shipped in the package
+    max_upload_bytes: int = 20 * 2**20
+    store: StoreLimits = StoreLimits()
+    quiet: bool = False  # no access log (the load bench runs this way)
+
+    def __post_init__(self) -> None:
+        if self.max_upload_bytes <= 0:
+            raise ValueError(
+                f"ServeConfig.max_upload_bytes must be positive, got {self.max_upload_bytes}"
+            )
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"ServeConfig.port must be 0..65535, got {self.port}")
+
+
+Opener = Callable[[Path], Any]
+
+
+def engine_opener(config: ServeConfig) -> Opener:
+    """`path -> Suggester` with the configured ranker and model."""
+
+    def open_book(path: Path):
+        from fortap.sheet.limits import ReadLimits
+        from fortap.suggest.engine import Suggester
+
+        # LibreOffice's .xlsx of an .xls/.ods goes beside the upload, so it is deleted with it
+        limits = ReadLimits(max_file_bytes=config.max_upload_bytes)
+        return Suggester.open(
+            path, ranker=config.ranker, model=config.model, limits=limits, cache_dir=path.parent
+        )
+
+    return open_book
+
+
+def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None) -> FastAPI:
+    """The FastAPI app; its store's folder is deleted when the app shuts down."""
+    store = WorkbookStore(config.store)
+    open_book = opener or engine_opener(config)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        try:
+            yield
+        finally:
+            store.close()
+
+    app = FastAPI(
+        title="fortap suggest",
+        summary="Ranked formula suggestions for the cells of an uploaded workbook.",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,  # Swagger UI and ReDoc load their scripts from a CDN; the spec is enough
+        redoc_url=None,
+    )
+    app.state.store = store
+    app.state.config = config
+    app.state.open_book = open_book
+    http_errors.install(app)
+    app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
+    app.include_router(router)
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(WEB / "index.html")
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    return app
+
+
+def run_serve(config: ServeConfig) -> None:
+    """Start uvicorn with the app; Ctrl+C stops it and deletes the uploads."""
+    import uvicorn
+
+    if config.host not in {"127.0.0.1", "localhost", "::1"}:
+        print(f"warning: serving on {config.host}: anyone who can reach it can upload workbooks")
+    print(f"fortap serve: http://{config.host}:{config.port}/  (Ctrl+C stops; uploads are deleted)")
+    uvicorn.run(
+        create_app(config),
+        host=config.host,
+        port=config.port,
+        log_level="warning" if config.quiet else "info",
+        access_log=not config.quiet,
+    )

@@ -1,0 +1,149 @@
+"""`WorkbookStore`: the service's uploaded workbooks, in one temporary folder, with caps.
+
+Each upload gets a random id (`secrets.token_hex`); its file is saved under that id with the
+upload's suffix, so no text from the client ever becomes part of a path. The store holds at most
+`max_books` workbooks and `max_bytes` of uploaded bytes; adding one past either cap evicts the
+least recently used. `close()` deletes the folder (the service calls it on shutdown).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fortap.errors import FortapError
+
+ID_PATTERN = re.compile(r"[0-9a-f]{32}")
+
+
+class UnknownWorkbook(FortapError):
+    """No workbook with this id: never uploaded, deleted, or evicted to make room."""
+
+    def __init__(self, book_id: str) -> None:
+        shown = book_id if ID_PATTERN.fullmatch(book_id) else repr(book_id[:40])
+        super().__init__(
+            f"no workbook with id {shown}: it was never uploaded, was deleted, "
+            "or was evicted to make room for newer uploads"
+        )
+
+
+@dataclass(frozen=True)
+class StoreLimits:
+    """Caps on what the store keeps at once."""
+
+    max_books: int = 16  # workbooks held; the least recently used goes first
+    max_bytes: int = 256 * 2**20  # uploaded bytes held, summed over workbooks
+
+    def __post_init__(self) -> None:
+        for name in ("max_books", "max_bytes"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"StoreLimits.{name} must be positive, got {getattr(self, name)}")
+
+
+@dataclass
+class OpenBook:
+    """One uploaded workbook and its session state.
+
+    `suggester` is the engine's `Suggester` over the stored file; `accepted` maps
+    `(sheet, A1)` to the formulas the user accepted, in order, which the download writes.
+    `lock` serialises calls into the engine, which keeps one formualizer workbook per session.
+    """
+
+    id: str
+    name: str  # the upload's file name, for display only
+    suffix: str  # ".xlsx", ".csv", ... (lower case, one of the reader's suffixes)
+    path: Path
+    size: int
+    suggester: Any
+    accepted: dict[tuple[str, str], str] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    last_used: float = field(default_factory=time.monotonic)
+
+    def model(self) -> Any:
+        """The fortap `Workbook` as the engine holds it now (`set_formula` replaces it)."""
+        return self.suggester.workbook
+
+
+class WorkbookStore:
+    """Uploaded workbooks by id, least recently used first out; thread-safe."""
+
+    def __init__(self, limits: StoreLimits = StoreLimits(), root: Path | None = None) -> None:
+        self.limits = limits
+        self.root = Path(tempfile.mkdtemp(prefix="fortap-serve-", dir=root))
+        self._books: OrderedDict[str, OpenBook] = OrderedDict()
+        self._lock = threading.Lock()
+        self.evicted = 0
+
+    def new_slot(self, suffix: str) -> tuple[str, Path]:
+        """A fresh random id and the folder-local path its upload is written to."""
+        book_id = secrets.token_hex(16)
+        self.root.mkdir(mode=0o700, exist_ok=True)  # again, if an app restart closed the store
+        folder = self.root / book_id
+        folder.mkdir()
+        return book_id, folder / f"upload{suffix}"
+
+    def discard_slot(self, book_id: str) -> None:
+        """Remove a slot whose upload failed before it became a book."""
+        shutil.rmtree(self.root / book_id, ignore_errors=True)
+
+    def put(self, book: OpenBook) -> list[str]:
+        """Add `book`, evicting the least recently used ones past a cap; returns evicted ids."""
+        evicted: list[str] = []
+        with self._lock:
+            while self._books and (
+                len(self._books) >= self.limits.max_books
+                or self._bytes() + book.size > self.limits.max_bytes
+            ):
+                old_id, _ = self._books.popitem(last=False)
+                evicted.append(old_id)
+            self._books[book.id] = book
+            self.evicted += len(evicted)
+        for old_id in evicted:
+            self.discard_slot(old_id)
+        return evicted
+
+    def get(self, book_id: str) -> OpenBook:
+        """The book with this id, now the most recently used; `UnknownWorkbook` if absent."""
+        with self._lock:
+            book = self._books.get(book_id)
+            if book is None:
+                raise UnknownWorkbook(book_id)
+            self._books.move_to_end(book_id)
+            book.last_used = time.monotonic()
+            return book
+
+    def delete(self, book_id: str) -> None:
+        with self._lock:
+            if self._books.pop(book_id, None) is None:
+                raise UnknownWorkbook(book_id)
+        self.discard_slot(book_id)
+
+    def __contains__(self, book_id: object) -> bool:
+        with self._lock:
+            return book_id in self._books
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._books)
+
+    def total_bytes(self) -> int:
+        with self._lock:
+            return self._bytes()
+
+    def close(self) -> None:
+        """Forget every book and delete the store's folder."""
+        with self._lock:
+            self._books.clear()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def _bytes(self) -> int:
+        return sum(b.size for b in self._books.values())

@@ -1,0 +1,107 @@
+"""Per-target evaluation records -> the metrics of `fortap evaluate formula-suggestion`.
+
+For each setting: pooled rates over targets and the mean of per-workbook rates, each with a
+95 % workbook-bootstrap interval (workbooks resampled with replacement: the targets of one
+workbook are alike, so workbooks are the unit of evidence); the ranker against the fixed rule
+order on the same candidates (`fortap.evaluation.by_workbook.bootstrap_gap`); candidate recall
+overall and per source; top-1 precision by the source of the top candidate; latency. The same
+table again for the paper's kept subset (formulas its filters keep).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from fortap.evaluation.by_workbook import Tally, bootstrap_gap
+
+# metric name -> the record field holding a 0-based rank and the k it counts
+RATES = {
+    "exact_top1": ("rank", 1),
+    "exact_top5": ("rank", 5),
+    "paper_top1": ("paper_rank", 1),
+    "paper_top5": ("paper_rank", 5),
+    "rule_exact_top1": ("rule_rank", 1),
+    "rule_exact_top5": ("rule_rank", 5),
+    "rule_paper_top1": ("paper_rule_rank", 1),
+}
+
+
+def _hit(field: str, k: int) -> Callable[[dict], float]:
+    return lambda r: float(r[field] is not None and r[field] < k)
+
+
+def by_book(records: Sequence[dict], score: Callable[[dict], float]) -> dict[str, Tally]:
+    tallies: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for r in records:
+        t = tallies[r["book"]]
+        t[0] += score(r)
+        t[1] += 1
+    return {book: Tally(h, n) for book, (h, n) in tallies.items()}
+
+
+def rate(tallies: dict[str, Tally], rounds: int, seed: int) -> dict[str, float]:
+    """Pooled and per-workbook means of a rate with their bootstrap intervals."""
+    books = sorted(tallies)
+    if not books:
+        return {}
+    hits = np.array([tallies[b].hits for b in books])  # (K,)
+    n = np.array([tallies[b].n for b in books])  # (K,)
+    draws = np.random.default_rng(seed).integers(0, len(books), (rounds, len(books)))  # (R, K)
+    pooled = hits[draws].sum(1) / n[draws].sum(1)  # (R,)
+    per_book = (hits / n)[draws].mean(1)  # (R,)
+    return {
+        "pooled": float(hits.sum() / n.sum()),
+        "pooled_low": float(np.percentile(pooled, 2.5)),
+        "pooled_high": float(np.percentile(pooled, 97.5)),
+        "per_book": float((hits / n).mean()),
+        "per_book_low": float(np.percentile(per_book, 2.5)),
+        "per_book_high": float(np.percentile(per_book, 97.5)),
+    }
+
+
+def setting_metrics(records: Sequence[dict], rounds: int, seed: int) -> dict:
+    """Every metric of one setting's records (see the module doc)."""
+    out: dict = {"targets": len(records), "books": len({r["book"] for r in records})}
+    if not records:
+        return out
+    for name, (field, k) in RATES.items():
+        out[name] = rate(by_book(records, _hit(field, k)), rounds, seed)
+    recall = by_book(records, lambda r: float(r["rank"] is not None))
+    out["recall"] = rate(recall, rounds, seed)
+    sources = sorted({s for r in records for s in r["gold_sources"]})
+    out["recall_by_source"] = {
+        s: float(np.mean([s in r["gold_sources"] for r in records])) for s in sources
+    }
+    top = defaultdict(list)
+    for r in records:
+        top[r["top1_source"]].append(float(r["rank"] == 0))
+    out["top1_by_source"] = {
+        str(s): {"share": len(v) / len(records), "precision": float(np.mean(v))}
+        for s, v in top.items()
+    }
+    model = by_book(records, _hit("rank", 1))
+    rule = by_book(records, _hit("rule_rank", 1))
+    out["gap_vs_rules"] = bootstrap_gap(model, rule, rounds, seed)
+    ms = np.array([r["ms"] for r in records])
+    out["latency_ms"] = {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95))}
+    return out
+
+
+def summarise(records: Sequence[dict], cfg) -> dict:
+    """metrics.json's body: {setting: {...}} with `exact_top1`, `exact_top5` (pooled, as numbers) and the
+    full tables under `detail` (all targets) and `kept` (the paper's kept subset)."""
+    out: dict = {}
+    for setting in cfg.settings:
+        mine = [r for r in records if r["setting"] == setting]
+        full = setting_metrics(mine, cfg.bootstrap_rounds, cfg.seed)
+        kept = setting_metrics([r for r in mine if r["kept"]], cfg.bootstrap_rounds, cfg.seed)
+        out[setting] = {
+            "exact_top1": full.get("exact_top1", {}).get("pooled"),
+            "exact_top5": full.get("exact_top5", {}).get("pooled"),
+            "detail": full,
+            "kept": kept,
+        }
+    return out

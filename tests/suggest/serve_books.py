@@ -1,0 +1,63 @@
+"""Small workbooks the service tests upload, built with openpyxl, with their expected answers."""
+
+from __future__ import annotations
+
+import io
+
+import openpyxl
+from openpyxl.styles import Font
+
+# Budget!D7 is the empty total under March; B7 and C7 hold =SUM(B2:B6) and =SUM(C2:C6)
+BUDGET_ROWS = [
+    ("Item", "Jan", "Feb", "Mar"),
+    ("Rent", 1200, 1200, 1250),
+    ("Food", 310, 295, 330),
+    ("Travel", 85, 120, 60),
+    ("Phone", 40, 40, 45),
+    ("Books", 25, 0, 35),
+]
+TOTAL_CELL = "D7"
+TOTAL_FORMULA = "=SUM(D2:D6)"
+TOTAL_VALUE = 1250 + 330 + 60 + 45 + 35  # 1720
+
+
+def budget_book() -> openpyxl.Workbook:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Budget"
+    for row in BUDGET_ROWS:
+        ws.append(row)
+    ws["A7"] = "Total"
+    ws["B7"] = "=SUM(B2:B6)"
+    ws["C7"] = "=SUM(C2:C6)"
+    ws["F7"] = "=B7+C7+D7"  # the grand total, which depends on the empty D7
+    for cell in ("A1", "B1", "C1", "D1", "A7"):
+        ws[cell].font = Font(bold=True)
+    for row in ws.iter_rows(min_row=2, max_row=7, min_col=2, max_col=4):
+        for cell in row:
+            cell.number_format = "#,##0"
+    ws.merge_cells("E1:F1")
+    ws["E1"] = "Household budget"
+    ws["F2"] = "fixed"
+    notes = wb.create_sheet("Notes")
+    notes["A1"] = "Figures in EUR"
+    return wb
+
+
+def budget_bytes() -> bytes:
+    out = io.BytesIO()
+    budget_book().save(out)
+    return out.getvalue()
+
+
+def big_sheet_bytes(n_rows: int = 1000, n_cols: int = 10) -> bytes:
+    """A sheet of n_rows x n_cols numbers under one header row (10,000 cells by default)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Big"
+    ws.append([f"C{c + 1}" for c in range(n_cols)])
+    for r in range(n_rows - 1):
+        ws.append([r * n_cols + c for c in range(n_cols)])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()

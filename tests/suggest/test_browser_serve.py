@@ -1,0 +1,132 @@
+"""The web page in a real browser: Debian's chromium driven by Playwright, the server on loopback.
+
+Uploads a generated budget, clicks its empty March total, sees `=SUM(D2:D6)` and 1720 on top,
+accepts it with Tab, checks the grid and the downloaded file; a 10,000-cell sheet draws only
+the cells in view. The screenshot is saved beside the test's tmp folder (`serve.png`).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+from fortap.suggest.service import ServeConfig, create_app  # noqa: E402
+from tests.suggest.serve_books import (  # noqa: E402
+    TOTAL_FORMULA,
+    TOTAL_VALUE,
+    big_sheet_bytes,
+    budget_bytes,
+)
+
+CHROMIUM = Path(os.environ.get("FORTAP_CHROMIUM", "/usr/bin/chromium"))
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"{CHROMIUM} not found: scripts/setup.sh installs chromium"
+)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app under uvicorn in a thread, on a free 127.0.0.1 port."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = create_app(ServeConfig(port=port, quiet=True))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start in 20 s"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1000, "height": 520}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.set_default_timeout(15_000)
+    page.goto(server + "/")
+    yield page
+    context.close()
+    assert errors == [], errors  # no script error and no failed request on the page
+
+
+def _upload(page, path: Path) -> None:
+    page.set_input_files("#file", str(path))
+    page.wait_for_selector("#sheet:not([disabled])")
+
+
+def test_click_total_see_suggestion_accept_with_tab_download(page, tmp_path):
+    book = tmp_path / "budget.xlsx"
+    book.write_bytes(budget_bytes())
+    _upload(page, book)
+    assert page.inner_text('.c[data-a1="A7"]') == "Total"
+    assert "f" in page.get_attribute('.c[data-a1="B7"]', "class").split()  # a formula cell
+
+    page.click('.c[data-a1="D7"]')
+    top = page.wait_for_selector("#sg-list li.sugg.hi")
+    assert top.inner_text().splitlines()[:2] == [f"{TOTAL_VALUE}", TOTAL_FORMULA]
+    assert page.inner_text("#sg-cell") == "Budget!D7"
+    page.screenshot(path=str(tmp_path / "serve.png"))
+
+    page.keyboard.press("Tab")
+    accepted = page.wait_for_selector('.c.acc[data-a1="D7"]')
+    assert accepted.inner_text() == f"{TOTAL_VALUE:,}"
+    assert page.is_hidden("#suggest")
+    assert page.inner_text("#fb-text") == TOTAL_FORMULA
+
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute(".c.sel", "data-a1") == "D8"
+    page.keyboard.press("=")
+    page.wait_for_selector("#suggest:not([hidden])")
+    assert page.inner_text("#sg-cell") == "Budget!D8"
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#suggest")
+
+    with page.expect_download() as download:
+        page.click("#download")
+    saved = tmp_path / "downloaded.xlsx"
+    download.value.save_as(saved)
+    ws = openpyxl.load_workbook(saved)["Budget"]
+    assert (ws["D7"].value, ws["C7"].value) == (TOTAL_FORMULA, "=SUM(C2:C6)")
+    print(f"screenshot: {tmp_path / 'serve.png'}")
+
+
+def test_a_10000_cell_sheet_draws_only_the_cells_in_view(page, tmp_path):
+    book = tmp_path / "big.xlsx"
+    book.write_bytes(big_sheet_bytes(1000, 10))
+    _upload(page, book)
+    page.wait_for_selector('.c[data-a1="B2"]:has-text("1")')
+    drawn = page.locator("#layer .c").count()
+    assert 0 < drawn < 500, drawn  # 1,000 x 10 cells in the sheet; ~25 x 12 in view
+    page.eval_on_selector("#grid", "g => g.scrollTo(0, 990 * 24)")  # 24 px rows
+    last = page.wait_for_selector('.c[data-a1="A1000"]:has-text("9980")')
+    assert last.is_visible()
+    assert page.locator('.c[data-a1="A2"]').count() == 0
+    assert page.locator("#layer .c").count() < 500
