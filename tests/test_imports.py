@@ -19,7 +19,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "fortap"
 # stages on one line are siblings and may not import each other. A folder is a stage, and so
 # is each top-level module.
 STAGES: tuple[tuple[str, ...], ...] = (
-    ("fortap", "errors"),  # the package's own `__init__` (its version) and the error types
+    # the package's own `__init__` (its version), the error types, the console width rule
+    ("fortap", "errors", "console"),
     # ingest report records; `config` is the preset/override machinery, knowing no component
     ("ingest_report", "config"),
     ("sheet",),
