@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fortap.formula.grammar import FITS, FORMULA_SLOT, Signature, gives, signatures
+from fortap.formula.grammar import FITS, FORMULA_SLOT, MANY, Signature, gives, signatures
 from fortap.formula.tokens import END, FORMULA_VOCAB, RANGE, START
 
 Frame = tuple[int, int]  # (vocabulary id of the function or operator, arguments taken)
@@ -29,7 +29,8 @@ Parse = tuple[Frame, ...]  # open frames, outermost first
 _ROOT = -1  # the formula itself: one argument of kind FORMULA_SLOT
 _DONE: Parse = ((_ROOT, 1),)
 _FAR = 1 << 20  # tokens needed by a state that cannot end
-_MEMO = 200_000  # memo entries kept before starting afresh (a long evaluation stays bounded)
+_MEMO = 50_000  # memo entries kept before starting afresh (a long evaluation stays bounded)
+_MAX_PARSES = 256  # readings kept per state (a safety bound)
 
 
 @dataclass(frozen=True)
@@ -136,14 +137,29 @@ class PrefixGrammar:
                 if parse == _DONE or value not in FITS[self.slot_of(parse[-1])]:  # type: ignore[index]
                     continue
                 top, taken = parse[-1]
-                grown = (*parse[:-1], (top, taken + 1))
+                grown = (*parse[:-1], (top, self._count(top, taken + 1)))
                 if token in self._table:
                     grown = (*grown, (token, 0))
                 out.update(self._closure(grown))
         has_range = state.has_range or token == self.range_id
         if not has_range:
             out.discard(_DONE)  # finished without a reference: it can never end
+        if len(out) > _MAX_PARSES:
+            # a safety bound, never reached by sketches of decoder length: keep the readings
+            # closest to an end (what stays allowed is still valid, some choices are lost)
+            out = set(sorted(out, key=lambda p: (self._still_owed(p), len(p), p))[:_MAX_PARSES])
         return GrammarState(frozenset(out), has_range)
+
+    def _count(self, token: int, taken: int) -> int:
+        """Arguments taken, as far as the future can tell: past its minimum and its typed
+        slots, a function of up to 255 arguments is the same whatever it has taken, so
+        `SUM(A1,B1)` and `SUM(A1,B1,C1)` share one reading."""
+        if token == _ROOT:
+            return taken
+        sig = self._table[token]
+        if sig.max_args < MANY:
+            return taken
+        return min(taken, max(sig.min_args, len(sig.slots)))
 
     def _closure(self, parse: Parse) -> list[Parse]:
         """`parse` and every stack reached by closing frames that have enough arguments,
