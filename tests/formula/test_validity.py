@@ -82,3 +82,10 @@ def test_degenerate_forms_are_flagged(text, signs):
     ast = parse_formula(text).ast
     assert degenerate_signs(ast) == signs
     assert is_degenerate(ast) == bool(signs)
+
+
+def test_fortap_formula_shows_the_degenerate_signs():
+    from fortap.formula.report import describe
+
+    assert "degenerate:    one_cell_range" in describe(parse_formula("=SUM(B5:B5)"))
+    assert "degenerate" not in describe(parse_formula("=SUM(B5:B6)"))
