@@ -136,3 +136,9 @@ def test_every_allowed_sketch_parses_prints_and_round_trips(tokens, data):
     f = parse_formula(text)
     assert f.sketch == (START, *tokens, END) and f.ranges == tuple(cells)
     assert f.verdict == "keep", text
+
+
+def test_formula_text_of_a_candidate():
+    from fortap.formula.from_sketch import formula_text
+
+    assert formula_text(["[-]", "[RANGE]", "[RANGE]"], [(6, 1), (6, 1)]) == "=B7-B7"

@@ -89,3 +89,12 @@ def test_fortap_formula_shows_the_degenerate_signs():
 
     assert "degenerate:    one_cell_range" in describe(parse_formula("=SUM(B5:B5)"))
     assert "degenerate" not in describe(parse_formula("=SUM(B5:B6)"))
+
+
+def test_a_decoded_candidate_is_judged_from_its_sketch_and_cells():
+    from fortap.formula.degenerate import sketch_is_degenerate
+
+    sketch = ("[START]", "[SUM]", "[:]", "[RANGE]", "[RANGE]", "[END]")
+    assert sketch_is_degenerate(sketch, [(4, 1), (4, 1)])  # =SUM(B5:B5)
+    assert not sketch_is_degenerate(sketch, [(4, 1), (5, 1)])
+    assert not sketch_is_degenerate(sketch, [(4, 1), None])  # a pointer outside the table

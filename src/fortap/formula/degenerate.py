@@ -14,6 +14,10 @@ None of these is rejected: `filters` keeps them, and real spreadsheets hold a fe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from fortap.errors import FormulaError
+from fortap.formula.from_sketch import formula_of_sketch
 from fortap.formula.nodes import Func, Node, Op, Ref, walk
 
 _SELF_CONSTANT_OPS = frozenset(["-", "/", "=", "<>", "<", ">", "<=", ">="])
@@ -36,3 +40,15 @@ def degenerate_signs(ast: Node) -> set[str]:
 def is_degenerate(ast: Node) -> bool:
     """True when the formula shows any sign of `degenerate_signs`."""
     return bool(degenerate_signs(ast))
+
+
+def sketch_is_degenerate(sketch: Sequence[str], cells: Sequence[tuple[int, int] | None]) -> bool:
+    """`is_degenerate` of the formula a decoded sketch and its pointed cells make; False when a
+    cell is missing or the sketch has no reading (nothing to judge)."""
+    if any(c is None for c in cells):
+        return False
+    try:
+        ast = formula_of_sketch(sketch, cells)  # type: ignore[arg-type]
+    except FormulaError:
+        return False
+    return is_degenerate(ast)

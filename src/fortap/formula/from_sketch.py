@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from fortap.errors import FormulaError
 from fortap.formula.grammar import FITS, FORMULA_SLOT, Signature, Slot, gives, signatures
 from fortap.formula.nodes import Address, Const, Func, Node, Op, Ref
+from fortap.formula.printer import to_text
 from fortap.formula.tokens import C_BOOL, C_NUM, C_STR, COLON, END, RANGE, START, UNKOP
 
 PLACEHOLDERS = {C_NUM: Const("num", 0.0), C_STR: Const("str", ""), C_BOOL: Const("bool", True)}
@@ -40,6 +41,11 @@ def formula_of_sketch(
         if end == len(tokens):
             return node
     raise FormulaError(text, "the sketch has no reading under the arity table")
+
+
+def formula_text(sketch: Sequence[str], cells: Sequence[tuple[int, int]]) -> str:
+    """Excel text of `formula_of_sketch` (`=ROUND(SUM(B2:B6),0)`); `FormulaError` as there."""
+    return to_text(formula_of_sketch(sketch, cells))
 
 
 class _Reader:
