@@ -28,3 +28,12 @@ def test_a_masked_beam_step_never_picks_a_refused_token():
     logits[0, ID["[:]"]] = 10.0  # the model wants `ROUND(B7:B10...`
     picked = (logits + bias.bias(states, budget=30)).log_softmax(-1).argmax(-1)
     assert FORMULA_VOCAB[int(picked)] != "[:]"
+
+
+def test_a_finished_hypothesis_gets_a_finite_row():
+    bias = GrammarBias()
+    states = bias.advance(bias.start(1), [ID["[RANGE]"]])
+    states = bias.advance(states, [ID["[END]"]])  # past the end: no token is allowed
+    row = bias.bias(states, budget=5)[0]
+    assert torch.isfinite(row).nonzero().flatten().tolist() == [ID["[END]"]]
+    assert not row.log_softmax(-1).isnan().any()

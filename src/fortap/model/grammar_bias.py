@@ -47,5 +47,10 @@ class GrammarBias:
     def _row(self, mask: tuple[bool, ...]) -> torch.Tensor:
         row = self._rows.get(mask)
         if row is None:
-            row = self._rows[mask] = torch.tensor([0.0 if ok else float("-inf") for ok in mask])
+            flags = list(mask)
+            if not any(flags):
+                # a hypothesis past `[END]` (greedy keeps stepping finished rows): a row of
+                # -inf alone would turn its softmax into NaN
+                flags[self.grammar.end_id] = True
+            row = self._rows[mask] = torch.tensor([0.0 if ok else float("-inf") for ok in flags])
         return row
