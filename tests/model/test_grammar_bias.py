@@ -1,5 +1,6 @@
 """The grammar bias: -inf exactly where the prefix grammar refuses a token."""
 
+import pytest
 import torch
 
 from fortap.formula.tokens import FORMULA_VOCAB
@@ -37,3 +38,32 @@ def test_a_finished_hypothesis_gets_a_finite_row():
     row = bias.bias(states, budget=5)[0]
     assert torch.isfinite(row).nonzero().flatten().tolist() == [ID["[END]"]]
     assert not row.log_softmax(-1).isnan().any()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_greedy_sketches_of_a_random_decoder_are_all_valid_formulas(seed):
+    from fortap.formula import parse_formula
+    from fortap.formula.from_sketch import formula_text
+    from fortap.model.formula_decoder import DecoderConfig, FormulaDecoder
+
+    torch.manual_seed(seed)
+    d, t, n, max_len = 16, 6, 4, 12
+    dec = FormulaDecoder(d, DecoderConfig(layers=2, heads=2, dropout=0.0)).eval()
+    with torch.no_grad():
+        dec.sketch_out.weight.mul_(50)  # sharp, arbitrary preferences
+        memory, pad = torch.randn(n, t, d), torch.zeros(n, t, dtype=torch.bool)
+        state = dec.start_state(torch.randn(n, d))
+        bias = GrammarBias()
+        states, token = bias.start(n), torch.full((n, 1), ID["[START]"])
+        seqs: list[list[str]] = [[] for _ in range(n)]
+        for step in range(max_len):
+            logits, _, state = dec.sketch_step(token, state, memory, pad)  # (n, 1, V)
+            best = (logits[:, -1] + bias.bias(states, max_len - step)).argmax(-1)  # (n,)
+            for b in range(n):
+                if not seqs[b] or seqs[b][-1] != "[END]":
+                    seqs[b].append(FORMULA_VOCAB[int(best[b])])
+            states, token = bias.advance(states, best.tolist()), best[:, None]
+    for seq in seqs:
+        assert seq[-1] == "[END]"
+        text = formula_text(seq, [(2, 1)] * seq.count("[RANGE]"))
+        assert parse_formula(text).kept, (seq, text)
