@@ -3,6 +3,8 @@
 ForTaP keeps a formula only when all its references can be pointed at cells of the formula's
 own table. The reasons, in the order they are decided (the first that applies is the verdict):
 
+- `wrong_arity`, `union_as_value`, `non_reference_range`, `non_reference_argument`: text
+  that Excel rejects or that can only give an error (`fortap.formula.validity`);
 - `external_workbook`: a reference into another file (`[1]Sheet!A1`);
 - `three_d`: a reference across a span of sheets (`Jan:Dec!A1`);
 - `cross_sheet`: a reference to another sheet (a qualifier naming the host sheet is fine;
@@ -22,9 +24,12 @@ from collections.abc import Iterable
 
 from fortap.formula.excel_functions import EXCEL_FUNCTIONS
 from fortap.formula.nodes import Const, Func, Node, Ref, walk
+from fortap.formula.validity import REASONS as INVALID_REASONS
+from fortap.formula.validity import invalid_reasons
 
 KEEP = "keep"
 REASONS = (
+    *INVALID_REASONS,
     "external_workbook",
     "three_d",
     "cross_sheet",
@@ -47,6 +52,7 @@ _REF_REASON = {
 def reasons_of(ast: Node, host_sheet: str | None = None, array: bool = False) -> set[str]:
     """Every discard reason that applies to a parsed formula (empty set: keep)."""
     found: set[str] = {"array_formula"} if array else set()
+    found |= invalid_reasons(ast)
     host = host_sheet.casefold() if host_sheet is not None else None
     has_cell = False
     for n in walk(ast):

@@ -6,7 +6,8 @@ gotchas are handled here: text and error literals look alike in the dict (we che
 token when a text literal spells an error), and references arrive as text, which
 `references.parse_reference` reads (whole columns/rows, sheet qualifiers, `$` flags).
 A formula that does not parse raises `FormulaError` with the text, position and reason:
-`external_workbook` (formualizer rejects some `[1]...` forms) or `invalid_text`.
+`external_workbook` (formualizer rejects some `[1]...` forms) or `invalid_text` (also a union
+outside parentheses, which formualizer reads but Excel rejects: `validity.bare_union_position`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import formualizer
 from fortap.errors import FormulaError
 from fortap.formula.nodes import MISSING, Array, Const, Func, Node, Op
 from fortap.formula.references import parse_reference
+from fortap.formula.validity import bare_union_position
 
 ERROR_LITERALS = frozenset(
     ["#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
@@ -41,11 +43,12 @@ def _function_name(name: str) -> str:
 class _Converter:
     """Maps one formualizer dict tree onto our nodes; `text` settles text-vs-error literals."""
 
-    __slots__ = ("text", "pending")
+    __slots__ = ("text", "pending", "union")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.pending: list[tuple[str, bool]] | None = None
+        self.union = False  # a union was read: check that the text parenthesises it
 
     def literal(self, value) -> Const:
         if value is True or value is False:
@@ -83,6 +86,7 @@ class _Converter:
         if kind == "Literal":
             return self.literal(d["value"])
         if kind == "BinaryOp":
+            self.union = self.union or d["operator"] == ","
             return Op(d["operator"], (self.node(d["left"]), self.node(d["right"])))
         if kind == "Function":
             return Func(_function_name(d["name"]), tuple(self.node(a) for a in d["args"]))
@@ -122,4 +126,9 @@ def parse_ast(text: str) -> Node:
         ) from None
     except formualizer.TokenizerError as err:
         raise FormulaError(text, f"{failure_reason(source)}: {err}") from None
-    return _Converter(source).node(tree)
+    converter = _Converter(source)
+    ast = converter.node(tree)
+    if converter.union and (at := bare_union_position(source)) is not None:
+        # formualizer reads `=C10+C10, C10` as `C10+(C10,C10)`; Excel rejects the text
+        raise FormulaError(text, "invalid_text: a union outside parentheses", position=at)
+    return ast

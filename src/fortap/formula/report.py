@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from fortap.errors import FormulaError, FortapError
+from fortap.formula.degenerate import degenerate_signs
 from fortap.formula.filters import reasons_of
 from fortap.formula.formula import Formula, parse_formula
 from fortap.formula.nodes import Array, Const, Func, Node, Op, Ref
@@ -89,6 +90,9 @@ def describe(f: Formula) -> str:
     lines.append(
         "verdict:       " + f.verdict + (f" (all: {', '.join(reasons)})" if reasons else "")
     )
+    signs = degenerate_signs(f.ast)
+    if signs:
+        lines.append("degenerate:    " + ", ".join(sorted(signs)) + " (valid, flagged)")
     if f.r1c1 is not None:
         lines.append("R1C1:          " + f.r1c1)
     return "\n".join(lines)
