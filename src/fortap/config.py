@@ -168,7 +168,16 @@ def load_config(
     preset: str | None = None, overrides: list[str] | tuple[str, ...] = ()
 ) -> RunConfig:
     """Defaults, then the preset's YAML, then `KEY=VALUE` dotted overrides, in that order."""
-    data = default_dict()
+    data = compose(default_dict(), preset, overrides)
+    return from_dict(data, preset or "config")
+
+
+def compose(
+    data: dict[str, Any], preset: str | None, overrides: list[str] | tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """`data` (a run's defaults as a nested dict) updated by the preset's YAML, then by the
+    `KEY=VALUE` dotted overrides; every key must exist in `data` (`ConfigError` otherwise).
+    Fine-tuning run configs compose the same way (`fortap.tasks.run_config`)."""
     if preset:
         path = preset_path(preset)
         try:
@@ -183,7 +192,7 @@ def load_config(
         if not sep or not key.strip():
             raise ConfigError(f"override {item!r} is not KEY=VALUE (e.g. optim.lr=1e-4)")
         set_dotted(data, key.strip(), yaml.safe_load(text) if text.strip() else "", f"--set {item}")
-    return from_dict(data, preset or "config")
+    return data
 
 
 def merge(base: dict[str, Any], update: dict[str, Any], source: str, prefix: str = "") -> None:

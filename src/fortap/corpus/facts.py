@@ -67,24 +67,36 @@ def parse_cell(table: Table, rc: RC) -> Formula:
     return parse_formula(cell.formula, table.sheet, sheet_cell, cell.array_formula)
 
 
-def kept_formulas(table: Table, cfg: FactsConfig) -> tuple[dict[RC, Formula], Counter[str]]:
-    """The table's kept formulas by cell, and a count of every verdict (`keep` included)."""
-    verdicts: Counter[str] = Counter()
-    passed: dict[RC, Formula] = {}
+def parsed_formulas(table: Table) -> dict[RC, Formula | None]:
+    """Every formula cell of `table` parsed once, row-major; None where the text does not
+    parse. Callers that read the table's formulas again (the rule baseline) take these."""
+    out: dict[RC, Formula | None] = {}
     for r, row in enumerate(table.cells):
         for c, cell in enumerate(row):
-            if cell.formula is None:
-                continue
-            try:
-                formula = parse_cell(table, (r, c))
-            except FortapError:
-                verdicts["unparsable"] += 1
-                continue
-            reason = _reason(table, formula, cfg)
-            if reason != "keep":
-                verdicts[reason] += 1
-            else:
-                passed[r, c] = formula
+            if cell.formula is not None:
+                try:
+                    out[r, c] = parse_cell(table, (r, c))
+                except FortapError:
+                    out[r, c] = None
+    return out
+
+
+def kept_formulas(
+    table: Table, cfg: FactsConfig, parsed: dict[RC, Formula | None] | None = None
+) -> tuple[dict[RC, Formula], Counter[str]]:
+    """The table's kept formulas by cell, and a count of every verdict (`keep` included);
+    `parsed` (`parsed_formulas(table)`) when the caller has parsed them already."""
+    verdicts: Counter[str] = Counter()
+    passed: dict[RC, Formula] = {}
+    for (r, c), formula in (parsed_formulas(table) if parsed is None else parsed).items():
+        if formula is None:
+            verdicts["unparsable"] += 1
+            continue
+        reason = _reason(table, formula, cfg)
+        if reason != "keep":
+            verdicts[reason] += 1
+        else:
+            passed[r, c] = formula
     first = first_occurrences(((r, c, f.r1c1 or "") for (r, c), f in passed.items()),
                               cfg.occurrence_limit)  # fmt: skip
     kept = {rc: f for rc, f in passed.items() if rc in first}
