@@ -15,8 +15,10 @@ is the whole fine-tuning call: the decoder's construction, the updates and, for 
 loop, its end checkpoint (which the hand loop did not write); building the examples, loading
 the encoder and an untimed 1-update warm-up run before it (one-time imports) are not timed.
 
-Columns: loop, round, updates, seconds, updates/s. The target: the shared loop's updates/s
-(median over rounds) at least 1.0x the hand loop's.
+Columns: loop, round, updates, seconds, updates/s, and a CRC-32 of the final parameters. The
+targets: the shared loop's updates/s (median over rounds) at least 1.0x the hand loop's, and
+every run ending with bit-identical parameters (the shared loop reproduces the hand loop's
+trajectory: same batches, warm-up, clipping, schedule).
 """
 
 from __future__ import annotations
@@ -101,8 +103,8 @@ def time_hand(args, train, encoder) -> float:
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
     )  # fmt: skip
     start = time.perf_counter()
-    train_formula_prediction(train, [], encoder, cfg, random.Random(0))
-    return time.perf_counter() - start
+    model = train_formula_prediction(train, [], encoder, cfg, random.Random(0))
+    return time.perf_counter() - start, model
 
 
 def time_shared(args, train, encoder) -> float:
@@ -118,8 +120,8 @@ def time_shared(args, train, encoder) -> float:
     )  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        finetune_formula_prediction(train, [], encoder, cfg, tmp, resume=False)
-        return time.perf_counter() - start
+        model, _ = finetune_formula_prediction(train, [], encoder, cfg, tmp, resume=False)
+        return time.perf_counter() - start, model
 
 
 def worker(args) -> None:
@@ -133,8 +135,20 @@ def worker(args) -> None:
     # an untimed 1-update run first: one-time costs (AdamW's first construction imports
     # torch._dynamo, seconds on a busy machine) are no loop's speed
     timed(argparse.Namespace(**{**vars(args), "steps": 1}), train, copy.deepcopy(encoder))
-    seconds = timed(args, train, encoder)
-    print(json.dumps({"seconds": seconds, "examples": len(train)}))
+    seconds, model = timed(args, train, encoder)
+    print(json.dumps({"seconds": seconds, "examples": len(train), "params": checksum(model)}))
+
+
+def checksum(model) -> int:
+    """CRC-32 over every parameter's bytes in name order: equal only for bit-equal weights."""
+    import zlib
+
+    import torch
+
+    crc = 0
+    for _, p in sorted(model.state_dict().items()):
+        crc = zlib.crc32(p.detach().contiguous().reshape(-1).view(torch.uint8).numpy(), crc)
+    return crc
 
 
 def run_once(args, loop: str) -> dict:
@@ -163,7 +177,8 @@ def main(argv=None) -> None:
             got = run_once(args, loop)
             rows.append({"loop": loop, "round": r, "updates": args.steps,
                          "seconds": got["seconds"], "examples": got["examples"],
-                         "updates_per_s": args.steps / got["seconds"]})  # fmt: skip
+                         "updates_per_s": args.steps / got["seconds"],
+                         "params_crc32": got["params"]})  # fmt: skip
             print(f"{loop:6} round {r}: {got['seconds']:.1f} s, "
                   f"{args.steps / got['seconds']:.3f} updates/s", flush=True)  # fmt: skip
     speed = {k: statistics.median(x["updates_per_s"] for x in rows if x["loop"] == k)
@@ -176,8 +191,12 @@ def main(argv=None) -> None:
         f"ratio shared / hand: {ratio:.3f} (target >= 1.0); encoder {args.encoder}, "
         f"batch {args.batch_size}, {args.steps} updates, {rows[0]['examples']} examples"
     )
+    same = len({x["params_crc32"] for x in rows}) == 1
+    print(f"final parameters of every run bit-identical: {same}")
     targets = [{"name": "shared loop updates/s / hand loop updates/s", "value": ratio,
-                "target": 1.0, "met": ratio >= 1.0}]  # fmt: skip
+                "target": 1.0, "met": ratio >= 1.0},
+               {"name": "final parameters bit-identical (hand vs shared)", "value": same,
+                "target": True, "met": same}]  # fmt: skip
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         payload = {"results": rows, "targets": targets, "median_updates_per_s": speed,
