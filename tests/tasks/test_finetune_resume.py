@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import torch
 
+import fortap
 from fortap.model.state_file import read_tensors
 from fortap.table.io import write_jsonl
 from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPTraining
@@ -68,3 +75,31 @@ def test_a_stopped_run_resumes_to_the_same_parameters(tmp_path):
     # the sketch-only warm phase: range loss weight 0 for the first 8 // 4 updates
     assert all(e["loss"] == e["loss/sketch"] for e in lines[:2] if "loss" in e)
     assert lines[3]["loss"] != lines[3]["loss/sketch"]
+
+
+def test_the_cli_killed_mid_run_resumes_to_the_same_parameters(tmp_path):
+    """A real kill (SIGKILL) of `fortap finetune formula-prediction` in a subprocess."""
+    tables = tables_file(tmp_path)
+    sets = ["--set", "training.save_every=1", "--set", "training.batch_size=4"]
+    cfg = dataclasses.replace(CFG, training=dataclasses.replace(
+        CFG.training, steps=12, save_every=1, dev_checks=3))  # fmt: skip
+    assert run_finetune([tables], tmp_path / "whole", cfg) is not None
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "fortap", "finetune", "formula-prediction", str(tables),
+           "-o", str(out), "--steps", "12", "--set", "training.dev_checks=3", *sets,
+           "--no-progress", "--threads", "1"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(Path(fortap.__file__).parents[1])}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    ckpts = out / "training" / "checkpoints"
+    deadline = time.monotonic() + 120
+    while not (ckpts / "step-00000003").exists() and proc.poll() is None:
+        assert time.monotonic() < deadline, "no checkpoint within 2 minutes"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL, proc.stderr.read().decode() if proc.stderr else ""
+    steps = [int(p.name.split("-")[1]) for p in ckpts.iterdir() if not p.name.endswith("tmp")]
+    assert 3 <= max(steps) < 12 and not (out / "model").exists()  # killed mid-run
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    a, b = tensors(tmp_path / "whole" / "model"), tensors(out / "model")
+    assert a.keys() == b.keys() and all(a[k].equal(b[k]) for k in a)
