@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/formula_prediction.py [--tables PATH] [--corpus DIR]
         [--tuta DIR] [--fortap DIR] [--steps N | --minutes M] [--max-test N]
-        [--threads N] [--json PATH]
+        [--config PRESET] [--set KEY=VALUE ...] [--threads N] [--json PATH]
 
 Systems (rows), all on the same test examples:
 1. the rule baseline in the paper setting (no other formula visible: AutoSum-style) and in the
@@ -18,6 +18,11 @@ updates of the MiniLM model are timed and the per-run budget divided by their me
 row, the sketch prior, guesses the five most frequent training sketches for every cell without
 reading the table: a system whose sketch accuracy is near it learnt the sketch distribution,
 not to read the table.
+
+Each run is configured as `fortap finetune formula-prediction` is (`FormulaRunConfig`): the
+flags above set their keys, then `--config` (e.g. `fp_paper`, the reference's 3-layer, 8-head
+decoder) and `--set KEY=VALUE` compose over them; fine-tuning goes through the shared training
+loop (`fortap.tasks.formula_prediction.finetune`, a fresh temporary run folder per run).
 
 The split is the pretraining corpus's (`--corpus DIR`, its `split.json`): a formula-prediction
 dev or test workbook that the corpus put in train would mean pretraining saw the test formulas,
@@ -43,6 +48,7 @@ import copy  # noqa: E402
 import dataclasses  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -50,20 +56,17 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table as RichTable  # noqa: E402
 
 from fortap.corpus.split import SplitConfig, book_key, split_of  # noqa: E402
-from fortap.tasks.formula_cli import (  # noqa: E402
-    FormulaRunConfig,
-    finetune_config,
-    load_split,
-    start_encoder,
-)
-from fortap.tasks.formula_finetune import (  # noqa: E402
+from fortap.tasks.formula_prediction.config import FormulaRunConfig  # noqa: E402
+from fortap.tasks.formula_prediction.evaluate import (  # noqa: E402
     evaluate_formula_prediction,
     evaluate_sketch_prior,
-    train_formula_prediction,
 )
-from fortap.tasks.formula_prediction import TRAIN_SETTINGS, low_resource  # noqa: E402
-from fortap.tasks.formula_split import corpus_sides, leaked_books  # noqa: E402
-from fortap.tasks.rule_baseline import evaluate_rules  # noqa: E402
+from fortap.tasks.formula_prediction.examples import TRAIN_SETTINGS, low_resource  # noqa: E402
+from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction  # noqa: E402
+from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules  # noqa: E402
+from fortap.tasks.formula_prediction.run import load_split, start_encoder  # noqa: E402
+from fortap.tasks.formula_prediction.split import corpus_sides, leaked_books  # noqa: E402
+from fortap.tasks.run_config import config_dict, load_run_config  # noqa: E402
 
 TABLES = "/tmp/fortap_corpus/tables/tables.jsonl"
 CORPUS = "/tmp/fortap_corpus/corpus"
@@ -92,6 +95,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--encoder-lr", type=float, default=1e-4, help="encoder peak learning rate")
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--config", help="run-config preset or YAML (e.g. fp_paper)")
+    p.add_argument("--set", action="append", default=[], help="dotted config override")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--json", help="write results and targets here")
     return p.parse_args(argv)
@@ -120,19 +125,29 @@ def split_check(tables, split, corpus: str | None, seed: int, console) -> dict:
             "not_in_corpus": missing}  # fmt: skip
 
 
+def with_encoder(cfg: FormulaRunConfig, name: str, checkpoint: str | None) -> FormulaRunConfig:
+    return dataclasses.replace(cfg, encoder=dataclasses.replace(
+        cfg.encoder, name=name, checkpoint=checkpoint or ""))  # fmt: skip
+
+
+def fine_tune(part, dev, encoder, cfg: FormulaRunConfig):
+    """One fine-tuning run through the shared loop in a fresh temporary run folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return finetune_formula_prediction(part, dev, encoder, cfg, tmp, resume=False)[0]
+
+
 def calibrate(train, dev, cfg: FormulaRunConfig, vocab: int) -> float:
     """Seconds per update of the MiniLM model with the range loss on: the difference between a
     run of 1 + CALIBRATION_STEPS updates and a run of 1, so each run's set-up (model copy,
-    decoder, optimizer) is not counted as training time; a first 1-update run warms up."""
-    run = dataclasses.replace(cfg, encoder="minilm", checkpoint=None)
-    base = dataclasses.replace(finetune_config(run), sketch_warmup=0, eval_every=0)
+    decoder, optimizer, the end checkpoint) is not counted as training time; a first 1-update
+    run warms up."""
+    run = with_encoder(cfg, "minilm", None)
     encoder = start_encoder(run, vocab)
-    rng = random.Random(cfg.seed)
 
     def seconds(steps: int) -> float:
         start = time.perf_counter()
-        one = dataclasses.replace(base, steps=steps)
-        train_formula_prediction(train, dev, copy.deepcopy(encoder), one, rng)
+        training = dataclasses.replace(run.training, steps=steps, sketch_warmup=0.0, dev_checks=0)
+        fine_tune(train, dev, copy.deepcopy(encoder), dataclasses.replace(run, training=training))
         return time.perf_counter() - start
 
     seconds(1)  # allocation and first-call costs
@@ -142,18 +157,18 @@ def calibrate(train, dev, cfg: FormulaRunConfig, vocab: int) -> float:
 def run_system(encoder, checkpoint, part, dev, test, cfg, vocab) -> tuple[dict, dict]:
     """Fine-tune one system on `part`, evaluate on `test`: (metrics, timings). Training time
     counts the updates and the two dev-loss checks, not loading the encoder."""
-    run = dataclasses.replace(cfg, encoder=encoder, checkpoint=checkpoint)
+    run = with_encoder(cfg, encoder, checkpoint)
     start_model = start_encoder(run, vocab)
     start = time.perf_counter()
-    model = train_formula_prediction(
-        part, dev, start_model, finetune_config(run), random.Random(cfg.seed)
-    )
+    model = fine_tune(part, dev, start_model, run)
     trained = time.perf_counter()
-    metrics, _ = evaluate_formula_prediction(model, test, beam=cfg.beam, top_k=5)
+    metrics, _ = evaluate_formula_prediction(
+        model, test, batch_size=cfg.evaluation.batch_size, decode_cfg=cfg.decoding
+    )
     done = time.perf_counter()
-    seconds = trained - start
-    timing = {"train_seconds": seconds, "samples_per_s": cfg.steps * cfg.batch_size / seconds,
-              "eval_seconds": done - trained}  # fmt: skip
+    seconds, t = trained - start, cfg.training
+    timing = {"train_seconds": seconds, "eval_seconds": done - trained,
+              "samples_per_s": t.steps * t.batch_size * t.grad_accum / seconds}  # fmt: skip
     return metrics, timing
 
 
@@ -223,13 +238,16 @@ def main(argv=None) -> None:
         console = Console(width=WIDTH)
     notes: list[str] = []
     corpus = args.corpus if args.corpus and (Path(args.corpus) / "split.json").is_file() else None
-    cfg = FormulaRunConfig(
-        encoder="minilm", steps=args.steps, batch_size=args.batch_size, lr=args.lr,
-        encoder_lr=args.encoder_lr, beam=args.beam, max_test=args.max_test, seed=args.seed,
-        corpus=corpus,
-    )  # fmt: skip
+    flags = {"encoder.name": "minilm", "training.steps": args.steps,
+             "training.batch_size": args.batch_size, "optim.lr": args.lr,
+             "optim.encoder_lr": args.encoder_lr, "decoding.beam": args.beam,
+             "evaluation.max_test": args.max_test, "training.seed": args.seed,
+             "data.corpus": corpus or "", "training.progress": False}  # fmt: skip
+    overrides = [f"{k}={json.dumps(v)}" for k, v in flags.items()] + args.set
+    cfg = load_run_config(FormulaRunConfig, args.config, overrides)
     start = time.perf_counter()
-    tables, tokenizer, split, note = load_split([args.tables], cfg)
+    loaded = load_split([args.tables], cfg)
+    tables, split, note = loaded.tables, loaded.split, loaded.note
     train, dev, test = split["train"], split["dev"], split["test"]
     console.print(f"formula examples { {k: len(v) for k, v in split.items()} }; {note} "
                   f"({time.perf_counter() - start:.0f} s)")  # fmt: skip
@@ -238,16 +256,16 @@ def main(argv=None) -> None:
     parts = {s: low_resource(train, random.Random(args.seed), TRAIN_SETTINGS[name])
              if TRAIN_SETTINGS[name] < 1 else train for s, name in SETTINGS.items()}  # fmt: skip
     if args.minutes:
-        per_update = calibrate(train, dev, cfg, tokenizer.vocab_size)
+        per_update = calibrate(train, dev, cfg, loaded.tokenizer.vocab_size)
         steps = max(1, int(args.minutes * 60 / per_update))
-        cfg = dataclasses.replace(cfg, steps=steps)
+        cfg = dataclasses.replace(cfg, training=dataclasses.replace(cfg.training, steps=steps))
         msg = f"--minutes {args.minutes}: {per_update:.2f} s/update calibrated -> {steps} updates"
         console.print(msg)
         notes.append(msg)
     rows = []
     for name, setting in RULES.items():
         t0 = time.perf_counter()
-        metrics = evaluate_rules(tables, test, setting=setting)[0]
+        metrics = evaluate_rules(tables, test, setting=setting, formulas=loaded.formulas)[0]
         timing = {"eval_seconds": time.perf_counter() - t0}
         rows.append(row(name, "-", None, metrics, timing))
     for setting, part in parts.items():
@@ -262,15 +280,18 @@ def main(argv=None) -> None:
             continue
         for setting, part in parts.items():
             metrics, timing = run_system(
-                encoder, folders[encoder], part, dev, test, cfg, tokenizer.vocab_size
+                encoder, folders[encoder], part, dev, test, cfg, loaded.tokenizer.vocab_size
             )
             rows.append(row(name, setting, len(part), metrics, timing))
             console.print(f"{name} ({setting}, {len(part)} train): formula top-1 "
                           f"{metrics['formula_top1']:.3f}, train {timing['train_seconds']:.0f} s, "
                           f"eval {timing['eval_seconds']:.0f} s")  # fmt: skip
     add_ratios(rows)
-    title = (f"formula prediction, {len(test)} test examples; {cfg.steps} updates x batch "
-             f"{cfg.batch_size}; lr encoder {cfg.encoder_lr} / decoder {cfg.lr}; beam {cfg.beam}")  # fmt: skip
+    t, o = cfg.training, cfg.optim
+    title = (f"formula prediction, {len(test)} test examples; {t.steps} updates x batch "
+             f"{t.batch_size}; lr encoder {o.encoder_lr or o.lr} / decoder {o.lr}; beam "
+             f"{cfg.decoding.beam}; decoder {cfg.decoder.layers} layers x {cfg.decoder.heads} "
+             "heads")  # fmt: skip
     console.print(render(rows, title))
     goals = targets(rows)
     for t in goals:
@@ -279,7 +300,7 @@ def main(argv=None) -> None:
     console.print(f"total {time.perf_counter() - start:.0f} s")
     if args.json:
         payload = {"results": rows, "targets": goals, "split_check": check, "notes": notes,
-                   "config": dataclasses.asdict(cfg) | {"threads": args.threads}}  # fmt: skip
+                   "config": config_dict(cfg) | {"threads": args.threads}}  # fmt: skip
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(payload, indent=1) + "\n")
 

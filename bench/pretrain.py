@@ -1,6 +1,10 @@
 """A wall-clock-bounded ForTaP pretraining run from the corpus, against majority baselines.
 
-    .venv/bin/python bench/pretrain.py [--minutes 30] [--corpus PATH] [--json PATH] [--out DIR]
+    .venv/bin/python bench/pretrain.py [--minutes 30 | --steps N] [--corpus PATH] [--json PATH]
+        [--out DIR]
+
+`--steps N` trains exactly N updates instead (no calibration, no time limit, no clock pacing):
+a run that gives the same numbers on any machine, to check a change leaves them alone.
 
 The `small` preset (MiniLM size: 6 layers, hidden 384) initialised from MiniLM (`--init minilm`)
 trains with every objective — TUTA's three (MLM at the paper's weight 0.3, cell cloze, table
@@ -235,9 +239,33 @@ def print_trajectory(entries: list[dict]) -> None:
     Console().print(table)
 
 
+def plan(args, setup, cfg, began: float, eval_s: float):
+    """The `--minutes` run: seconds per update (calibrated on a copy of the model), planned
+    updates and the loop's config."""
+    s_per_update = calibrate(setup, cfg)
+    budget = 60 * args.minutes - (time.perf_counter() - began) - 1.1 * eval_s
+    if budget < 3 * s_per_update:
+        raise SystemExit(f"--minutes {args.minutes} leaves {budget:.0f}s to train: too little")
+    # Plan 25 % more updates than the calibration predicts: on a shared machine a busy
+    # calibration would otherwise end the schedule early; `max_minutes` stops it on time and
+    # `pace_by_clock` has the schedule end there.
+    # Evaluations inside the loop (`--eval-every`) take their time out of the schedule's.
+    evals = budget / (args.eval_every * s_per_update + eval_s) if args.eval_every else 0
+    steps = int(1.25 * (budget - int(evals) * eval_s) / s_per_update)
+    training = dataclasses.replace(
+        cfg.training, steps=steps, max_minutes=budget / 60, pace_by_clock=True, log_every=20,
+        eval_every=args.eval_every,
+    )  # fmt: skip
+    print(f"budget {budget:.0f}s -> {steps} updates at {s_per_update:.2f}s/update")
+    return s_per_update, steps, training
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget")
+    parser.add_argument(
+        "--steps", type=int, default=0, help="train exactly N updates (no calibration, no clock)"
+    )
     parser.add_argument("--corpus", type=Path, default=Path("/tmp/fortap_corpus/corpus"))
     parser.add_argument("--json", type=Path, help="write results and targets here")
     parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
@@ -270,21 +298,13 @@ def main() -> None:
     start, _ = by_book()
     eval_s = time.perf_counter() - tick
     print(f"step-0 evaluation {eval_s:.0f}s")
-    s_per_update = calibrate(setup, cfg)
-    budget = 60 * args.minutes - (time.perf_counter() - began) - 1.1 * eval_s
-    if budget < 3 * s_per_update:
-        raise SystemExit(f"--minutes {args.minutes} leaves {budget:.0f}s to train: too little")
-    # Plan 25 % more updates than the calibration predicts: on a shared machine a busy
-    # calibration would otherwise end the schedule early; `max_minutes` stops it on time and
-    # `pace_by_clock` has the schedule end there.
-    # Evaluations inside the loop (`--eval-every`) take their time out of the schedule's.
-    evals = budget / (args.eval_every * s_per_update + eval_s) if args.eval_every else 0
-    steps = int(1.25 * (budget - int(evals) * eval_s) / s_per_update)
-    training = dataclasses.replace(
-        cfg.training, steps=steps, max_minutes=budget / 60, pace_by_clock=True, log_every=20,
-        eval_every=args.eval_every,
-    )  # fmt: skip
-    print(f"budget {budget:.0f}s -> {steps} updates at {s_per_update:.2f}s/update")
+    if args.steps:  # fixed length: no calibration, no clock (same updates on every machine)
+        s_per_update, steps = 0.0, args.steps
+        training = dataclasses.replace(
+            cfg.training, steps=steps, log_every=20, eval_every=args.eval_every
+        )
+    else:
+        s_per_update, steps, training = plan(args, setup, cfg, began, eval_s)
     inside = setup.eval_batches if args.eval_every else ()
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)

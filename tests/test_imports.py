@@ -41,11 +41,8 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("__main__",),
 )
 
-# Known exceptions, (importer, imported) modules. Each names the change that removes it.
-KNOWN = {
-    # removed when decoding moves into tasks/formula_prediction
-    ("fortap.evaluation.decoding", "fortap.tasks.formula_prediction"),
-}
+# Known exceptions, (importer, imported) modules; each would name the change that removes it.
+KNOWN: set[tuple[str, str]] = set()
 
 
 def module_name(path: Path) -> str:

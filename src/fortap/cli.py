@@ -12,13 +12,16 @@ from typing import Annotated
 
 import typer
 
+from fortap.tasks.registry import names as task_names
+
 APP_HELP = (
     "Read spreadsheets, learn from the formulas people wrote in them, predict formulas.\n\n"
     "fortap finds the tables in .xlsx/.xlsm/.xls/.ods/.csv workbooks with their header trees "
     "(ingest), builds a pretraining corpus from their formula cells (build-corpus), pretrains a "
     "TUTA-style table encoder with ForTaP's formula objectives (pretrain), and fine-tunes and "
     "evaluates it on formula prediction beside a rule baseline (finetune, evaluate); `formula` "
-    "shows how one formula is represented.\n\n"
+    "shows how one formula is represented. `suggest` ranks formulas for a cell of your own "
+    "workbook, with the value each would give; `serve` does it in a local web page.\n\n"
     "Start with `fortap demo`: the whole path on generated sample workbooks in about a minute. "
     "Each command has its own --help."
 )
@@ -181,45 +184,58 @@ def build_corpus(
     run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress)
 
 
-class Task(StrEnum):
-    """Fine-tuning tasks (more to come: cell-type, table-qa)."""
+FinetuneTask = StrEnum("FinetuneTask", {n: n for n in task_names("finetune")})  # type: ignore[misc]
+EvaluateTask = StrEnum("EvaluateTask", {n: n for n in task_names("evaluate")})  # type: ignore[misc]
+ConfigOption = Annotated[
+    str | None, typer.Option("--config", help="Run-config preset (e.g. fp_paper) or YAML path.")
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Dotted override, e.g. decoder.layers=3 (repeatable)."),
+]
 
-    formula_prediction = "formula-prediction"
 
+def _task_config(name: str, command: str, preset, overrides, flags: dict):
+    """The task and its run config: defaults, `preset`, the given flags (shorthands for config
+    keys), then the `--set` overrides."""
+    import json
 
-def _formula_run_config(
-    encoder, checkpoint, steps, lr, max_test, curve, seed, encoder_lr=None, corpus=None
-):
-    from fortap.tasks.formula_cli import FormulaRunConfig
+    from fortap.errors import FortapError
+    from fortap.tasks.registry import task
+    from fortap.tasks.run_config import load_run_config
 
-    shares = tuple(float(x) for x in (curve or "").split(",") if x.strip())
-    try:
-        return FormulaRunConfig(
-            encoder=encoder, checkpoint=str(checkpoint) if checkpoint else None, steps=steps,
-            lr=lr, encoder_lr=encoder_lr, max_test=max_test, curve=shares, seed=seed,
-            corpus=str(corpus) if corpus else None,
-        )  # fmt: skip
-    except ValueError as err:
-        raise typer.BadParameter(str(err)) from None
+    found = task(name)
+    given = {flag: value for flag, value in flags.items() if value is not None}
+    unknown = sorted(set(given) - set(found.shorthands))
+    if unknown:
+        options = ", ".join("--" + f.replace("_", "-") for f in unknown)
+        raise FortapError(f"{command} {name} takes no {options}")
+    if "curve" in given:
+        given["curve"] = [float(x) for x in given["curve"].split(",") if x.strip()]
+    keys = [f"{found.shorthands[f]}={json.dumps(v if not isinstance(v, Path) else str(v))}"
+            for f, v in given.items()]  # fmt: skip
+    return found, load_run_config(found.config, preset, [*keys, *(overrides or [])])
 
 
 @app.command()
 @_fail_cleanly
 def finetune(
-    task: Annotated[Task, typer.Argument(help="The task to fine-tune.")],
+    task: Annotated[FinetuneTask, typer.Argument(help="The task to fine-tune.")],
     tables: Annotated[
         list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (model, report).")],
+    config: ConfigOption = None,
+    set_: SetOption = None,
     encoder: Annotated[
-        str, typer.Option(help="Start encoder: random (tiny), minilm, tuta or fortap.")
-    ] = "random",
+        str | None, typer.Option(help="Start encoder: random (tiny), minilm, tuta or fortap.")
+    ] = None,
     checkpoint: Annotated[
         Path | None,
         typer.Option(help="Encoder folder for tuta/fortap (a pretrain run's encoder/)."),
     ] = None,
-    steps: Annotated[int, typer.Option(help="Fine-tuning updates.")] = 200,
-    lr: Annotated[float, typer.Option(help="Peak learning rate (the decoder's).")] = 1e-3,
+    steps: Annotated[int | None, typer.Option(help="Fine-tuning updates [200].")] = None,
+    lr: Annotated[float | None, typer.Option(help="Peak learning rate (the decoder's).")] = None,
     encoder_lr: Annotated[
         float | None, typer.Option(help="Peak learning rate of the encoder (default: --lr).")
     ] = None,
@@ -227,46 +243,50 @@ def finetune(
         Path | None,
         typer.Option(help="Corpus folder whose split.json assigns each workbook (no leakage)."),
     ] = None,
-    max_test: Annotated[int, typer.Option(help="Test examples evaluated (0 = all).")] = 0,
+    max_test: Annotated[int | None, typer.Option(help="Test examples evaluated (0 = all).")] = None,
     curve: Annotated[
         str | None, typer.Option(help="Extra training shares for the learning curve, e.g. 0.2,0.5.")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Split, order and initialisation seed.")] = 0,
+    seed: Annotated[int | None, typer.Option(help="Split, order and initialisation seed.")] = None,
+    progress: Annotated[bool | None, typer.Option(help="Show a progress bar.")] = None,
     threads: ThreadsOption = 0,
 ) -> None:
-    """Fine-tune a task; writes the model, predictions.jsonl, metrics.json and report.md."""
-    from fortap.tasks.formula_cli import run_finetune
-
+    """Fine-tune a task (resumes from OUT/training); writes the model, predictions.jsonl,
+    metrics.json and report.md. Runs under torchrun too."""
     _set_threads(threads)
-    cfg = _formula_run_config(
-        encoder, checkpoint, steps, lr, max_test, curve, seed, encoder_lr=encoder_lr, corpus=corpus
-    )
-    run_finetune(tables, out, cfg)
+    flags = dict(encoder=encoder, checkpoint=checkpoint, steps=steps, lr=lr,
+                 encoder_lr=encoder_lr, corpus=corpus, max_test=max_test, curve=curve,
+                 seed=seed, progress=progress)  # fmt: skip
+    found, cfg = _task_config(task.value, "finetune", config, set_, flags)
+    found.finetune(tables, out, cfg)
 
 
 @app.command()
 @_fail_cleanly
 def evaluate(
-    task: Annotated[Task, typer.Argument(help="The task to evaluate.")],
+    task: Annotated[EvaluateTask, typer.Argument(help="The task to evaluate.")],
     tables: Annotated[
         list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
     ],
-    model: Annotated[Path, typer.Option("--model", help="A fine-tuned model folder (OUT/model).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for the report.")],
-    max_test: Annotated[int, typer.Option(help="Test examples evaluated (0 = all).")] = 0,
-    seed: Annotated[int, typer.Option(help="Split seed (as in finetune).")] = 0,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="A fine-tuned model folder (OUT/model).")
+    ] = None,
+    config: ConfigOption = None,
+    set_: SetOption = None,
+    max_test: Annotated[int | None, typer.Option(help="Test examples evaluated (0 = all).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Split seed (as in finetune).")] = None,
     corpus: Annotated[
         Path | None,
         typer.Option(help="Corpus folder whose split.json assigns each workbook (no leakage)."),
     ] = None,
     threads: ThreadsOption = 0,
 ) -> None:
-    """Evaluate a fine-tuned model on the test split beside the rule baseline."""
-    from fortap.tasks.formula_cli import run_evaluate
-
+    """Evaluate a task on the test split (a fine-tuned model beside the baselines)."""
     _set_threads(threads)
-    cfg = _formula_run_config("random", None, 1, 1e-3, max_test, None, seed, corpus=corpus)
-    run_evaluate(tables, model, out, cfg)
+    flags = dict(model=model, max_test=max_test, seed=seed, corpus=corpus)
+    found, cfg = _task_config(task.value, "evaluate", config, set_, flags)
+    found.evaluate(tables, out, cfg)
 
 
 @app.command()

@@ -7,12 +7,13 @@ import torch
 
 from fortap.model.config import ModelConfig
 from fortap.model.formula_decoder import DecoderConfig
-from fortap.tasks.formula_checkpoint import (
+from fortap.tasks.formula_prediction.checkpoint import (
     baseline_encoder,
     load_formula_model,
     save_formula_model,
 )
-from fortap.tasks.formula_prediction import FormulaPredictionModel, formula_examples, fp_batch
+from fortap.tasks.formula_prediction.examples import formula_examples, fp_batch
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
 from .expense_table import expense_table, tiny_encoder
 

@@ -10,14 +10,18 @@ import pytest
 from typer.testing import CliRunner
 
 from fortap.cli import app
+from fortap.config import ConfigError
 from fortap.corpus.split import book_key
 from fortap.errors import FortapError
 from fortap.model.config import ModelConfig
 from fortap.model.encoder import FortapEncoder
 from fortap.table.io import write_jsonl
-from fortap.tasks.formula_cli import FormulaRunConfig, finetune_config, load_split
-from fortap.tasks.formula_prediction import FormulaExamplesConfig, FormulaPredictionModel
-from fortap.tasks.formula_split import corpus_sides, leaked_books, split_for_run, spread
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPOptim
+from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+from fortap.tasks.formula_prediction.run import load_split
+from fortap.tasks.formula_prediction.split import corpus_sides, leaked_books, split_for_run, spread
+from fortap.tasks.run_config import load_run_config
 from fortap.training.optim import build_optimizer, set_lr
 
 from .expense_table import expense_table
@@ -88,20 +92,22 @@ def test_unknown_task_and_missing_checkpoint_are_rejected(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("field", "value"),
-    [("steps", 0), ("lr", 0.0), ("encoder_lr", 0.0), ("curve", (1.0,)), ("max_test", -1)],
-)
-def test_config_rejects_nonsense(field, value):
-    with pytest.raises(ValueError, match=f"FormulaRunConfig.{field}"):
-        FormulaRunConfig(**{field: value})
+    ("key", "value", "named"),
+    [("training.steps", "0", "TrainConfig.steps"), ("optim.lr", "0.0", "FPOptim.lr"),
+     ("optim.encoder_lr", "-1", "FPOptim.encoder_lr"), ("evaluation.curve", "[1.0]",
+     "FPEvaluation.curve"), ("evaluation.max_test", "-1", "FPEvaluation.max_test")],
+)  # fmt: skip
+def test_config_rejects_nonsense(key, value, named):
+    with pytest.raises(ConfigError, match=f"{key.split('.')[0]}: {named}"):
+        load_run_config(FormulaRunConfig, None, [f"{key}={value}"])
 
 
 def lr_by_part(cfg: FormulaRunConfig) -> dict[str, set[float]]:
     """The peak lr each parameter gets, grouped by encoder / decoder, for a tiny model."""
-    ft = finetune_config(cfg)
-    model = FormulaPredictionModel(FortapEncoder(ModelConfig.tiny(hidden_dropout=0.0)), ft.decoder)
-    optimizer = build_optimizer(model, ft.optim)
-    set_lr(optimizer, ft.optim.lr)
+    optim = cfg.optim.optimizer()
+    model = FormulaPredictionModel(FortapEncoder(ModelConfig.tiny(hidden_dropout=0.0)), cfg.decoder)
+    optimizer = build_optimizer(model, optim)
+    set_lr(optimizer, optim.lr)
     lr_of = {id(p): round(g["lr"], 12) for g in optimizer.param_groups for p in g["params"]}
     parts: dict[str, set[float]] = {"encoder": set(), "decoder": set()}
     for name, param in model.named_parameters():
@@ -110,12 +116,15 @@ def lr_by_part(cfg: FormulaRunConfig) -> dict[str, set[float]]:
 
 
 def test_encoder_lr_sets_the_encoder_lr_and_the_decoder_keeps_lr():
-    assert lr_by_part(FormulaRunConfig(lr=1e-3, encoder_lr=1e-4)) == {
+    assert lr_by_part(FormulaRunConfig(optim=FPOptim(lr=1e-3, encoder_lr=1e-4))) == {
         "encoder": {1e-4},
         "decoder": {1e-3},
     }
     # without encoder_lr both parts share lr, as before
-    assert lr_by_part(FormulaRunConfig(lr=1e-3)) == {"encoder": {1e-3}, "decoder": {1e-3}}
+    assert lr_by_part(FormulaRunConfig(optim=FPOptim(lr=1e-3))) == {
+        "encoder": {1e-3},
+        "decoder": {1e-3},
+    }
 
 
 def test_spread_takes_evenly_spaced_examples_in_order():
@@ -133,8 +142,9 @@ def test_the_corpus_split_decides_each_workbook_side(tmp_path):
     write_jsonl(tables, four_books())
     a, b, c, d = (book_key(name) for name in BOOKS)
     write_corpus_split(tmp_path / "corpus", {a: "test", b: "dev", c: "train", d: "train"})
-    cfg = FormulaRunConfig(corpus=str(tmp_path / "corpus"))
-    _, _, split, note = load_split([tables], cfg)
+    cfg = FormulaRunConfig(data=FPData(corpus=str(tmp_path / "corpus")))
+    loaded = load_split([tables], cfg)
+    split, note = loaded.split, loaded.note
     books = {side: {ex.meta["book"] for ex in split[side]} for side in split}
     assert books == {"train": {"c.xlsx", "d.xlsx"}, "dev": {"b.xlsx"}, "test": {"a.xlsx"}}
     assert note == "split by workbook (the corpus's split)"
@@ -164,6 +174,6 @@ def test_cli_passes_corpus_and_encoder_lr_to_the_run(tmp_path):
     assert done.exit_code == 0, done.output
     metrics = json.loads((out / "metrics.json").read_text())
     assert "the corpus's split" in metrics["notes"][0]
-    assert metrics["config"]["encoder_lr"] == 1e-4
+    assert metrics["config"]["optim"]["encoder_lr"] == 1e-4
     records = (out / "predictions.jsonl").read_text().splitlines()
     assert {json.loads(r)["book"] for r in records} == {"a.xlsx"}

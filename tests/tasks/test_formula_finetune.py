@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fortap.tasks.formula_finetune import evaluate_sketch_prior
-from fortap.tasks.formula_prediction import formula_examples
+from fortap.tasks.formula_prediction.evaluate import evaluate_sketch_prior
+from fortap.tasks.formula_prediction.examples import formula_examples
 
 from .expense_table import expense_table
 

@@ -9,24 +9,20 @@ import torch
 
 from fortap.corpus.split import SplitConfig
 from fortap.model.formula_decoder import PAD, DecoderConfig
-from fortap.tasks.formula_finetune import (
-    FinetuneConfig,
-    evaluate_formula_prediction,
-    gold_of,
-    train_formula_prediction,
-)
-from fortap.tasks.formula_prediction import (
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPOptim, FPTraining
+from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction, gold_of
+from fortap.tasks.formula_prediction.examples import (
     FP_KEY,
     IGNORE,
     FormulaExamplesConfig,
-    FormulaPredictionModel,
     formula_examples,
     fp_batch,
     low_resource,
     split_examples,
     train_subset,
 )
-from fortap.training.optim import OptimConfig
+from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
 from .expense_table import expense_table, tiny_encoder
 
@@ -120,18 +116,17 @@ def test_splits_by_workbook_and_the_low_resource_subset(tokenizer):
         train_subset(split["train"], "half", random.Random(0))
 
 
-def test_tiny_model_overfits_a_handful_of_formulas(tokenizer):
+def test_tiny_model_overfits_a_handful_of_formulas(tokenizer, tmp_path):
     examples = formula_examples(expense_table(), tokenizer)
-    cfg = FinetuneConfig(
-        steps=120,
-        sketch_warmup=30,
-        batch_size=5,
-        optim=OptimConfig(lr=3e-3, warmup=0.0, weight_decay=0.0),
+    cfg = FormulaRunConfig(
+        training=FPTraining(steps=120, sketch_warmup=0.25, batch_size=5, dev_checks=0,
+                            progress=False),
+        optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
-    )
+    )  # fmt: skip
     encoder = tiny_encoder()
     encoder.embeddings.word_embeddings.weight.requires_grad_(False)  # 30k rows: slow to step
-    model = train_formula_prediction(examples, [], encoder, cfg, random.Random(0))
+    model, _ = finetune_formula_prediction(examples, [], encoder, cfg, tmp_path)
     metrics, records = evaluate_formula_prediction(model, examples, beam=5)
     assert metrics["formula_top1"] == 1.0, records
     assert metrics["sketch_top1"] == 1.0 and metrics["range_acc"] == 1.0

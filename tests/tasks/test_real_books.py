@@ -7,23 +7,22 @@ baseline in both settings, all on the same test targets.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from fortap.corpus.split import SplitConfig, book_key
 from fortap.encoding.serialize import SerializeConfig
 from fortap.model.formula_decoder import DecoderConfig
 from fortap.table import detect_tables
-from fortap.tasks.formula_finetune import (
-    FinetuneConfig,
-    dev_loss,
-    evaluate_formula_prediction,
-    train_formula_prediction,
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPOptim, FPTraining
+from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
+from fortap.tasks.formula_prediction.examples import (
+    FormulaExamplesConfig,
+    fp_batch,
+    split_examples,
 )
-from fortap.tasks.formula_prediction import FormulaExamplesConfig, fp_batch, split_examples
-from fortap.tasks.rule_baseline import evaluate_rules
-from fortap.training.optim import OptimConfig
+from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
+from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules
+from fortap.training.logs import evaluate
 
 from .expense_table import tiny_encoder
 
@@ -42,7 +41,12 @@ def tables(data_dir):
     return out
 
 
-def test_fine_tune_and_evaluate_on_real_books(tables, tokenizer):
+def dev_loss(model, batches) -> float:
+    """Mean sketch + range loss (weight 1) over `batches`."""
+    return evaluate(model, batches)["eval/loss/formula"]
+
+
+def test_fine_tune_and_evaluate_on_real_books(tables, tokenizer, tmp_path):
     overrides = {book_key(t.book): "test" if t.book.endswith(TEST[0]) else "train" for t in tables}
     cfg = FormulaExamplesConfig(serialize=SerializeConfig(max_seq_len=128, formula_mode="value"))
     split = split_examples(tables, tokenizer, cfg, SplitConfig(overrides=overrides))
@@ -51,20 +55,18 @@ def test_fine_tune_and_evaluate_on_real_books(tables, tokenizer):
     assert {ex.meta["book"] for ex in test}.isdisjoint({ex.meta["book"] for ex in train})
     assert all(len(ex) <= 128 for ex in train + test)
 
-    finetune = FinetuneConfig(
-        steps=40,
-        sketch_warmup=10,
-        batch_size=8,
-        optim=OptimConfig(lr=3e-3, warmup=0.0, weight_decay=0.0),
+    finetune = FormulaRunConfig(
+        training=FPTraining(steps=40, sketch_warmup=0.25, batch_size=8, dev_checks=0,
+                            progress=False),
+        optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
-    )
+    )  # fmt: skip
     encoder = tiny_encoder()
     probe = [fp_batch(train[:16])]
-    model = train_formula_prediction(train, test[:8], encoder, finetune, random.Random(0))
-    untrained = train_formula_prediction(
-        train, [], tiny_encoder(), FinetuneConfig(steps=1, decoder=finetune.decoder),
-        random.Random(0),
-    )  # fmt: skip
+    model, _ = finetune_formula_prediction(train, test[:8], encoder, finetune, tmp_path / "a")
+    one = FormulaRunConfig(training=FPTraining(steps=1, dev_checks=0, progress=False),
+                           decoder=finetune.decoder)  # fmt: skip
+    untrained, _ = finetune_formula_prediction(train, [], tiny_encoder(), one, tmp_path / "b")
     assert dev_loss(model, probe) < dev_loss(untrained, probe)
 
     metrics, records = evaluate_formula_prediction(model, test, beam=5)

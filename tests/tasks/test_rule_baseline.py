@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from fortap.tasks.formula_prediction import formula_examples
-from fortap.tasks.rule_baseline import dragged_block, evaluate_rules, fill_text, suggest
+from fortap.tasks.formula_prediction.examples import formula_examples
+from fortap.tasks.formula_prediction.rule_baseline import (
+    dragged_block,
+    evaluate_rules,
+    fill_text,
+    suggest,
+)
 
 from .expense_table import expense_table
 

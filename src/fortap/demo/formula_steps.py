@@ -15,7 +15,13 @@ from rich.table import Table as RichTable
 
 from fortap.demo.explain import paper_setting_verdict
 from fortap.evaluation.report import TERMS
-from fortap.tasks.formula_cli import FormulaRun, FormulaRunConfig, run_finetune
+from fortap.tasks.formula_prediction.config import (
+    FormulaRunConfig,
+    FPEncoder,
+    FPEvaluation,
+    FPTraining,
+)
+from fortap.tasks.formula_prediction.run import FormulaRun, run_finetune
 
 
 def step_corpus(tables: Path, out: Path, console: Console) -> Path:
@@ -55,9 +61,12 @@ def step_finetune(
     t0 = time.perf_counter()
     console.print(f"[bold]6. formula prediction[/bold]: fine-tune {steps} updates, evaluate")
     cfg = FormulaRunConfig(
-        encoder="fortap", checkpoint=str(encoder), steps=steps, max_test=max_test
+        encoder=FPEncoder("fortap", str(encoder)),
+        training=FPTraining(steps=steps, progress=False),
+        evaluation=FPEvaluation(max_test=max_test),
     )
     run = run_finetune([tables], out, cfg, console)
+    assert run is not None  # one process, never stopped early
     for line in TERMS:  # what `sketch` and `range acc` in the table above mean
         console.print(f"   {line}", markup=False, highlight=False)
     top1 = {name: m["formula_top1"] for name, m in run.systems.items()}
@@ -68,8 +77,8 @@ def step_finetune(
 
 def step_suggest(run: FormulaRun, console: Console) -> None:
     """Step 7: one held-out formula cell treated as empty: the model's top-5, the rules' top-1."""
-    from fortap.tasks.formula_finetune import evaluate_formula_prediction
-    from fortap.tasks.rule_baseline import suggest
+    from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
+    from fortap.tasks.formula_prediction.rule_baseline import suggest
 
     t0 = time.perf_counter()
     example = pick_example(run)
@@ -88,8 +97,9 @@ def step_suggest(run: FormulaRun, console: Console) -> None:
     view = RichTable()
     for name in ("rank", "model", "score", "rules (sheet)", "rules (paper)"):
         view.add_column(name)
-    sheet = [s.text for s in suggest(table, rc, "sheet")]
-    paper = [s.text for s in suggest(table, rc, "paper")]
+    cells = run.formulas.get((table.book, table.sheet, table.region.a1))
+    sheet = [s.text for s in suggest(table, rc, "sheet", formulas=cells)]
+    paper = [s.text for s in suggest(table, rc, "paper", formulas=cells)]
     for k in range(5):
         cand = record["candidates"][k] if k < len(record["candidates"]) else None
         view.add_row(
@@ -110,6 +120,6 @@ def pick_example(run: FormulaRun):
 
 
 def _pointers(example) -> list[int]:
-    from fortap.tasks.formula_prediction import FP_KEY
+    from fortap.tasks.formula_prediction.examples import FP_KEY
 
     return example.targets[FP_KEY]["pointers"]

@@ -134,10 +134,25 @@ def _from_shape(
     )  # fmt: skip
 
 
+def formula_of_ast(
+    ast: Node, host_sheet: str | None = None, cell: tuple[int, int] | None = None,
+    array: bool = False,
+) -> Formula:  # fmt: skip
+    """The `Formula` of an AST made by code rather than read from text (e.g. a parsed formula
+    with its references moved, as fill-down does): the same value `parse_formula` gives for the
+    AST's printed text, without printing and parsing it again."""
+    return _from_ast(to_text(ast), ast, host_sheet, cell, array)
+
+
 def _parse_full(
     text: str, host_sheet: str | None, cell: tuple[int, int] | None, array: bool
 ) -> Formula:
-    ast = parse_ast(text)
+    return _from_ast(text, parse_ast(text), host_sheet, cell, array)
+
+
+def _from_ast(
+    text: str, ast: Node, host_sheet: str | None, cell: tuple[int, int] | None, array: bool
+) -> Formula:
     tokens = prefix_tokens(ast)
     return Formula(
         text=text,

@@ -1,3 +1,3 @@
-"""Fine-tuning tasks over the encoder: formula prediction (`formula_prediction` examples, head
-and loss; `formula_finetune` training and evaluation; `formula_checkpoint` save/load and the
-comparison's encoders; `rule_baseline` the rule-based suggester)."""
+"""Tasks over the encoder, one folder each (`formula_prediction/`), registered in
+`registry.py` (one line per task, imported lazily) and described by `base.Task`; their run
+configs compose as `run_config.py` describes."""

@@ -10,6 +10,10 @@ logs to `metrics.jsonl`; every `eval_every` updates it evaluates on fixed batche
 `save_every` updates (and at the end) it writes a checkpoint from which a killed run resumes on
 the same trajectory (model, optimizer, RNG states, data position). `max_minutes` stops a run
 on time; with `pace_by_clock` the schedule also keeps up with the clock (`schedule_step`).
+A task may pass `on_step(step)`, called before each update with its 0-based index (e.g. to
+switch a loss on after a warm-up; it must depend on the step only, so a resumed run does the
+same). With `keep_best` (an evaluated metric, lower is better) the model ends in the state
+where that metric was lowest, not the last (`fortap.training.best`).
 
 bf16 autocast is used only where the CPU has AMX tiles ("auto"), or when asked ("on").
 Under torchrun (`dist`, see `fortap.training.distributed`) the module is wrapped in DDP, the
@@ -21,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +36,7 @@ from torch import nn
 
 from fortap.encoding.example import Batch
 from fortap.model.precision import use_bf16
+from fortap.training.best import BestState
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from fortap.training.distributed import Dist, barrier, gather, no_sync, wrap
 from fortap.training.logs import Meter, evaluate
@@ -54,6 +59,8 @@ class TrainConfig:
     progress: bool = True  # show a rich progress bar
     max_minutes: float = 0.0  # stop (with a checkpoint) after this wall-clock time; 0 = no limit
     pace_by_clock: bool = False  # with max_minutes: the schedule keeps up with the clock
+    keep_best: str = ""  # evaluated metric to minimise (e.g. eval/loss/formula): the run ends
+    # in the state where it was lowest; "" = the last state
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "grad_accum", "log_every"):
@@ -95,10 +102,12 @@ def train(
     stop_at: int | None = None,
     extra_state: dict[str, Any] | None = None,
     dist: Dist | None = None,
+    on_step: Callable[[int], None] | None = None,
 ) -> TrainResult:
     """Train `model` for `cfg.steps` updates (or until `stop_at` / `cfg.max_minutes`),
     resuming from `out_dir`. With `dist` (torchrun) the model runs under DDP, `data` is this
-    rank's shard, and only rank 0 logs, evaluates and writes checkpoints."""
+    rank's shard, and only rank 0 logs, evaluates and writes checkpoints (and so only rank 0's
+    model ends in the `keep_best` state). `on_step(step)` runs before each update."""
     torch.set_flush_denormal(True)
     dist = dist or Dist()
     out_dir = Path(out_dir)
@@ -106,9 +115,12 @@ def train(
     ckpt_root = out_dir / "checkpoints"
     optimizer = build_optimizer(model, optim_cfg)
     result = TrainResult(step=0)
+    best = BestState(cfg.keep_best, out_dir) if cfg.keep_best else None
     latest = latest_checkpoint(ckpt_root) if resume else None
     if latest is not None:
         state = load_checkpoint(latest, model, optimizer)
+        if best is not None and dist.is_main:
+            best.load(state.get("best"))
         ranks = state.get("data_ranks")
         data.load_state_dict(ranks[dist.rank] if ranks else state["data"])
         if dist.enabled and state.get("torch_rng_ranks"):  # each rank's own dropout stream
@@ -126,6 +138,9 @@ def train(
         rngs = gather(torch.get_rng_state().tolist(), dist) if dist.enabled else None
         if dist.is_main:
             trainer = {"data": states[0], "data_ranks": states, **(extra_state or {})}
+            if best is not None:
+                best.save()  # before the checkpoint that refers to it
+                trainer["best"] = best.state()
             if rngs is not None:
                 trainer["torch_rng_ranks"] = rngs
             result.checkpoint = save_checkpoint(
@@ -147,6 +162,8 @@ def train(
         elapsed = 0.0
         while result.step < end:
             at = schedule_step(result.step, elapsed, cfg)
+            if on_step is not None:
+                on_step(result.step)
             _update(net, data, optimizer, cfg, optim_cfg, at, autocast, meter)
             result.step += 1
             advance(result.step, meter.window["loss"][-1])
@@ -155,13 +172,20 @@ def train(
             last = result.step == end or out_of_time
             if result.step % cfg.log_every == 0 or last:
                 log({"step": result.step, **meter.flush()})
-            due = (cfg.eval_every and result.step % cfg.eval_every == 0) or last
+            periodic = bool(cfg.eval_every) and result.step % cfg.eval_every == 0
+            due = periodic or last
             if eval_batches and dist.is_main and due:
-                log({"step": result.step, **evaluate(model, eval_batches, autocast)})
+                entry = {"step": result.step, **evaluate(model, eval_batches, autocast)}
+                log(entry)
+                # not the evaluation of a `stop_at` stop: the resumed run would not make it
+                if best is not None and (periodic or result.step == cfg.steps or out_of_time):
+                    best.offer(entry, model, result.step)
             if (cfg.save_every and result.step % cfg.save_every == 0) or last:
                 checkpoint()
             if out_of_time:
                 break
+    if best is not None:
+        best.restore(model)
     return result
 
 

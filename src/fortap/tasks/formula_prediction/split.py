@@ -19,7 +19,7 @@ from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.table.io import read_tables as read_tables  # one reader for every command
 from fortap.table.model import Table
-from fortap.tasks.formula_prediction import FormulaExamplesConfig, split_examples
+from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, split_examples
 
 
 def split_for_run(
@@ -28,10 +28,13 @@ def split_for_run(
     cfg: FormulaExamplesConfig,
     seed: int,
     sides: Mapping[str, str] | None = None,
+    formulas: Mapping | None = None,
 ) -> tuple[dict[str, list[Example]], str]:
     """Examples split by workbook (`sides`: workbook key -> side, e.g. a corpus's split, wins
-    over the hash); the fallback of the module doc when dev or test is empty."""
-    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed, overrides=sides or {}))
+    over the hash); the fallback of the module doc when dev or test is empty. `formulas`: the
+    tables' parsed formula cells (`parse_tables`)."""
+    hashed = SplitConfig(seed=seed, overrides=sides or {})
+    split = split_examples(tables, tokenizer, cfg, hashed, formulas)
     if split["dev"] and split["test"]:
         how = "the corpus's split" if sides else "hashed"
         return split, f"split by workbook ({how})"
@@ -43,7 +46,7 @@ def split_for_run(
     side = {k: "test" for k in keys[len(keys) - n_test :]}
     side |= {k: "dev" for k in keys[len(keys) - n_test - n_dev : len(keys) - n_test]}
     side |= {k: "train" for k in keys if k not in side}
-    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed, overrides=side))
+    split = split_examples(tables, tokenizer, cfg, SplitConfig(seed=seed, overrides=side), formulas)
     note = (
         f"the hashed workbook split left dev or test empty ({len(keys)} workbooks); "
         f"workbooks assigned in name order instead: {len(keys) - n_test - n_dev} train, "

@@ -22,12 +22,10 @@ ever seen in training. `low_resource` draws the paper's 20 % training subset.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 from fortap.corpus.facts import FactsConfig, kept_formulas
 from fortap.corpus.split import SPLITS, SplitConfig, book_key, split_of
@@ -38,14 +36,15 @@ from fortap.encoding.selection import select_cells
 from fortap.encoding.serialize import SerializeConfig, serialize
 from fortap.formula import Formula
 from fortap.formula.references import to_table
+from fortap.formula.table_formulas import parse_table_formulas
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
-from fortap.model.formula_decoder import PAD, DecoderConfig, FormulaDecoder
-from fortap.objectives.base import hidden_size
+from fortap.model.formula_decoder import PAD
 from fortap.table.model import Table
 from fortap.text.tokenizer import Tokenizer
 
 FP_KEY = "formula_prediction"
 IGNORE = -100  # label of steps without a loss
+Place = tuple[str, str, str]  # one table: (book, sheet, region A1)
 TRAIN_SETTINGS = {"full": 1.0, "low_resource": 0.2}  # training-set share of each named setting
 
 
@@ -66,12 +65,26 @@ class FormulaExamplesConfig:
             )
 
 
+def place_of(table: Table) -> Place:
+    return table.book, table.sheet, table.region.a1
+
+
+def parse_tables(tables: Iterable[Table]) -> dict[Place, dict[RC, Formula | None]]:
+    """Every formula cell of every table parsed once (`parse_table_formulas`), by table place: what
+    example building and the rule baseline of one run share."""
+    return {place_of(t): parse_table_formulas(t) for t in tables}
+
+
 def formula_examples(
-    table: Table, tokenizer: Tokenizer, cfg: FormulaExamplesConfig | None = None
+    table: Table,
+    tokenizer: Tokenizer,
+    cfg: FormulaExamplesConfig | None = None,
+    parsed: dict[RC, Formula | None] | None = None,
 ) -> list[Example]:
-    """One example per kept formula of `table`, in row-major order of the formula cells."""
+    """One example per kept formula of `table`, in row-major order of the formula cells;
+    `parsed`: the table's formula cells parsed already (`parse_table_formulas`)."""
     cfg = cfg or FormulaExamplesConfig()
-    kept, _ = kept_formulas(table, cfg.facts)
+    kept, _ = kept_formulas(table, cfg.facts, parsed)
     out = []
     for rc in sorted(kept):
         example = prediction_example(table, rc, kept[rc], tokenizer, cfg)
@@ -123,14 +136,18 @@ def split_examples(
     tokenizer: Tokenizer,
     cfg: FormulaExamplesConfig | None = None,
     split: SplitConfig | None = None,
+    formulas: Mapping[Place, dict[RC, Formula | None]] | None = None,
 ) -> dict[str, list[Example]]:
     """Examples of every table, grouped into train/dev/test by workbook key (`split_of`, the
     corpus's rule: the same `SplitConfig` puts a book on the same side as in the corpus). Copies
-    of one book share a key, so they land together; dropping them is the corpus builder's job."""
+    of one book share a key, so they land together; dropping them is the corpus builder's job.
+    `formulas`: the tables' parsed formula cells (`parse_tables`), else each is parsed here."""
     split = split or SplitConfig()
     out: dict[str, list[Example]] = {name: [] for name in SPLITS}
     for table in tables:
-        out[split_of(book_key(table.book), split)] += formula_examples(table, tokenizer, cfg)
+        parsed = formulas.get(place_of(table)) if formulas else None
+        side = split_of(book_key(table.book), split)
+        out[side] += formula_examples(table, tokenizer, cfg, parsed)
     return out
 
 
@@ -179,90 +196,6 @@ def collate_targets(values: list[dict | None], batch: Batch) -> dict[str, torch.
 
 def fp_batch(examples: Sequence[Example]) -> Batch:
     return collate(examples, target_collators={FP_KEY: collate_targets})
-
-
-@dataclass
-class Encoded:
-    """What the decoder reads of one encoded batch."""
-
-    memory: torch.Tensor  # (B, T, D) token states
-    memory_pad: torch.Tensor  # (B, T) True on padding
-    formula_state: torch.Tensor  # (B, D) the target cell's [SEP] state
-    cell_states: torch.Tensor  # (B, C, D)
-    candidates: torch.Tensor  # (B, C) cells a pointer may choose (not padding, not the target)
-    offsets: torch.Tensor  # (B, C, 2) each cell's (row, col) minus the target's
-
-    def row(self, b: int, k: int = 1) -> Encoded:
-        """Example `b` repeated `k` times."""
-        return Encoded(*(x[b : b + 1].expand(k, *x.shape[1:]) for x in self.__dict__.values()))
-
-
-class FormulaPredictionModel(nn.Module):
-    """Encoder + formula decoder; `forward(batch) -> (loss, logs)` for the training loop.
-
-    loss = sketch NLL + `range_weight` * range NLL; `range_weight` is 0 in the sketch-only warm
-    phase (the trainer sets it).
-    """
-
-    def __init__(self, encoder: nn.Module, decoder_cfg: DecoderConfig | None = None) -> None:
-        super().__init__()
-        self.encoder = encoder
-        self.decoder = FormulaDecoder(hidden_size(encoder), decoder_cfg)
-        self.range_weight = 1.0
-
-    def encode(self, batch: Batch, cell: torch.Tensor) -> Encoded:
-        """The encoder's view of a batch whose targets are the cells `cell` (B,) (0-based)."""
-        out = self.encoder(batch)
-        b = torch.arange(len(cell))
-        candidates = batch.cell_mask.clone()  # (B, C)
-        candidates[b, cell] = False  # a formula never refers to itself
-        place = torch.stack(
-            [batch.rows.gather(1, batch.sep_index), batch.cols.gather(1, batch.sep_index)], -1
-        )  # (B, C, 2)
-        return Encoded(
-            memory=out.token_states,
-            memory_pad=~batch.token_mask,
-            formula_state=out.cell_states[b, cell],
-            cell_states=out.cell_states,
-            candidates=candidates,
-            offsets=place - place[b, cell][:, None],
-        )
-
-    def forward(self, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
-        t = batch.targets[FP_KEY]
-        enc = self.encode(batch, t["cell"])
-        logits, ranges = self.decoder(
-            enc.memory, enc.memory_pad, enc.formula_state, enc.cell_states, enc.candidates,
-            t["sketch_in"], enc.offsets, t["pointers"],
-        )  # (B, S, V), (B, S, C)  # fmt: skip
-        sketch_loss = F.cross_entropy(
-            logits.flatten(0, 1), t["sketch_out"].flatten(), ignore_index=IGNORE
-        )
-        has_range = t["pointers"] != IGNORE  # (B, S)
-        if bool(has_range.any()):
-            range_loss = F.cross_entropy(
-                ranges.flatten(0, 1), t["pointers"].flatten(), ignore_index=IGNORE
-            )
-        else:
-            range_loss = ranges.sum() * 0.0
-        loss = sketch_loss + self.range_weight * range_loss
-        real = t["sketch_out"] != IGNORE
-        logs = {
-            "loss/sketch": float(sketch_loss.detach()),
-            "loss/range": float(range_loss.detach()),
-            "acc/sketch": _accuracy(logits, t["sketch_out"], real),
-            "n/sketch": float(real.sum()),
-            "acc/range": _accuracy(ranges, t["pointers"], has_range),
-            "n/range": float(has_range.sum()),
-        }
-        return loss, logs
-
-
-def _accuracy(scores: torch.Tensor, labels: torch.Tensor, where: torch.Tensor) -> float:
-    n = int(where.sum())
-    if n == 0:
-        return 0.0
-    return float((scores.argmax(-1)[where] == labels[where]).sum()) / n
 
 
 def with_serialize(cfg: FormulaExamplesConfig, **changes) -> FormulaExamplesConfig:

@@ -19,16 +19,14 @@ Letters: B batch, K hypotheses, S steps, T tokens, C cells, D hidden, V vocabula
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import torch
 
 from fortap.encoding.example import Batch
 from fortap.formula.tokens import END, FORMULA_VOCAB, FORMULA_VOCAB_INDEX, RANGE, START
 from fortap.model.formula_decoder import PAD
-
-if TYPE_CHECKING:
-    from fortap.tasks.formula_prediction import Encoded
+from fortap.tasks.formula_prediction.examples import FP_KEY
+from fortap.tasks.formula_prediction.model import Encoded
 
 START_ID, END_ID, RANGE_ID = (FORMULA_VOCAB_INDEX[t] for t in (START, END, RANGE))
 
@@ -84,8 +82,6 @@ def decode(model, batch: Batch, cfg: DecodeConfig | None = None) -> list[list[Ca
 
 
 def _encode(model, batch: Batch) -> Encoded:
-    from fortap.tasks.formula_prediction import FP_KEY
-
     return model.encode(batch, batch.targets[FP_KEY]["cell"])
 
 

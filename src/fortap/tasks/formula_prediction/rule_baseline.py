@@ -15,26 +15,32 @@ For a target cell of a table, ranked suggestions:
 in its row whose R1C1 text equals the target's) so the rules must write the formula anew
 instead of continuing a block (`notes/formula_statistics.md`). Suggestions are deduplicated by
 their prefix key; each carries its Excel text and its `Guess` for the metrics.
+
+Nothing here parses formula text: the table's formula cells come parsed
+(`fortap.formula.table_formulas.parse_table_formulas`, once per table, shared with example building), a filled
+copy is the source's AST with its references moved and an AutoSum is built as an AST; both
+become a `Formula` through `fortap.formula.formula.formula_of_ast`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from fortap.encoding.example import Example
 from fortap.encoding.piece import RC
-from fortap.errors import FortapError
 from fortap.evaluation.metrics import Gold, Guess, formula_key, formula_metrics
-from fortap.formula import Formula, parse_formula
-from fortap.formula.nodes import Address, Ref
-from fortap.formula.printer import to_text
-from fortap.formula.references import MAX_COLS, MAX_ROWS, ref_a1
+from fortap.formula import Formula
+from fortap.formula.formula import formula_of_ast
+from fortap.formula.nodes import Address, Array, Func, Node, Op, Ref
+from fortap.formula.references import MAX_COLS, MAX_ROWS
+from fortap.formula.table_formulas import parse_table_formulas
 from fortap.sheet.model import a1
 from fortap.table.model import Table
-from fortap.tasks.formula_finetune import gold_of
+from fortap.tasks.formula_prediction.evaluate import gold_of
 
 RULE_SETTINGS = ("sheet", "paper")
+Cells = Mapping[RC, Formula | None]  # a table's parsed formula cells (None: does not parse)
 
 
 @dataclass(frozen=True)
@@ -45,29 +51,36 @@ class Suggestion:
 
 
 def suggest(
-    table: Table, rc: RC, setting: str = "sheet", hide_block: bool = False, reach: int = 10
+    table: Table,
+    rc: RC,
+    setting: str = "sheet",
+    hide_block: bool = False,
+    reach: int = 10,
+    formulas: Cells | None = None,
 ) -> list[Suggestion]:
-    """Ranked rule suggestions for table cell `rc` (see module doc)."""
+    """Ranked rule suggestions for table cell `rc` (see module doc); `formulas` are the table's
+    parsed formula cells (parsed here when not given)."""
     if setting not in RULE_SETTINGS:
         raise ValueError(f"suggest: setting must be one of {RULE_SETTINGS}, got {setting!r}")
+    cells = parse_table_formulas(table) if formulas is None else formulas
     out: list[Suggestion] = []
     seen: set[tuple[str, ...]] = set()
     candidates = []
     if setting == "sheet":
-        hidden = dragged_block(table, rc) if hide_block else {rc}
+        hidden = dragged_block(table, rc, cells) if hide_block else {rc}
         for src in neighbours(table, rc, reach):
             if src not in hidden:
-                candidates.append((fill_text(table, src, rc), f"fill:{_sheet_a1(table, src)}"))
-    candidates += autosum_texts(table, rc)
-    for text, source in candidates:
-        formula = _parse(table, rc, text)
+                filled = fill_formula(table, cells.get(src), src, rc)
+                candidates.append((filled, f"fill:{_sheet_a1(table, src)}"))
+    candidates += autosum_formulas(table, rc)
+    for formula, source in candidates:
         if formula is None:
             continue
         guess = Guess(formula.sketch, formula.ranges)
         key = formula_key(guess)
         if key not in seen:
             seen.add(key)
-            out.append(Suggestion(text, source, guess))  # type: ignore[arg-type]
+            out.append(Suggestion(formula.text, source, guess))  # type: ignore[arg-type]
     return out
 
 
@@ -84,17 +97,35 @@ def neighbours(table: Table, rc: RC, reach: int) -> Iterator[RC]:
                 yield at
 
 
-def fill_text(table: Table, src: RC, dst: RC) -> str | None:
-    """The formula of `src` copied to `dst` (relative parts shift, `$` parts stay); None when it
-    does not parse or a shifted reference leaves the sheet."""
-    formula = _parse(table, src, table.cell(*src).formula or "")
+def fill_text(table: Table, src: RC, dst: RC, formulas: Cells | None = None) -> str | None:
+    """Excel text of the formula of `src` copied to `dst` (`fill_formula`)."""
+    cells = parse_table_formulas(table) if formulas is None else formulas
+    formula = fill_formula(table, cells.get(src), src, dst)
+    return None if formula is None else formula.text
+
+
+def fill_formula(table: Table, formula: Formula | None, src: RC, dst: RC) -> Formula | None:
+    """`formula` (of table cell `src`) copied to `dst`: relative parts shift, `$` parts stay;
+    None when it did not parse or a shifted reference leaves the sheet."""
     if formula is None:
         return None
     dr, dc = dst[0] - src[0], dst[1] - src[1]
     try:
-        return to_text(formula.ast, lambda ref: ref_a1(_shift(ref, dr, dc)))
+        moved = _map_refs(formula.ast, lambda ref: _shift(ref, dr, dc))
     except ValueError:
         return None
+    return formula_of_ast(moved, table.sheet, _sheet_rc(table, dst))
+
+
+def _map_refs(node: Node, move) -> Node:
+    """`node` with every `Ref` replaced by `move(ref)`."""
+    if isinstance(node, Ref):
+        return move(node)
+    if isinstance(node, Op | Func):
+        return replace(node, args=tuple(_map_refs(a, move) for a in node.args))
+    if isinstance(node, Array):
+        return replace(node, rows=tuple(tuple(_map_refs(a, move) for a in r) for r in node.rows))
+    return node
 
 
 def _shift(ref: Ref, dr: int, dc: int) -> Ref:
@@ -114,7 +145,7 @@ def _shift(ref: Ref, dr: int, dc: int) -> Ref:
     return replace(ref, start=move(ref.start), end=move(ref.end))
 
 
-def autosum_texts(table: Table, rc: RC) -> list[tuple[str, str]]:
+def autosum_formulas(table: Table, rc: RC) -> list[tuple[Formula, str]]:
     """`=SUM(...)` over the numbers directly above and directly left, Excel's pick first."""
     r, c = rc
     above = _run(table, [(i, c) for i in range(r - 1, -1, -1)])
@@ -122,10 +153,10 @@ def autosum_texts(table: Table, rc: RC) -> list[tuple[str, str]]:
     out = []
     for cells, side in ((above, "above"), (left, "left")):
         if cells:
-            first, last = _sheet_a1(table, cells[-1]), _sheet_a1(table, cells[0])
-            out.append(
-                (f"=SUM({first}:{last})" if first != last else f"=SUM({first})", f"autosum:{side}")
-            )
+            first, last = (Address(*_sheet_rc(table, at)) for at in (cells[-1], cells[0]))
+            ref = Ref("cell", start=first) if first == last else Ref("area", None, first, last)
+            total = formula_of_ast(Func("SUM", (ref,)), table.sheet, _sheet_rc(table, rc))
+            out.append((total, f"autosum:{side}"))
     return out
 
 
@@ -139,39 +170,32 @@ def _run(table: Table, cells: list[RC]) -> list[RC]:
     return run
 
 
-def dragged_block(table: Table, rc: RC) -> set[RC]:
+def dragged_block(table: Table, rc: RC, formulas: Cells | None = None) -> set[RC]:
     """`rc` and the contiguous cells of its column and row sharing its `$`-aware R1C1 text."""
-    own = _r1c1(table, rc)
+    cells = parse_table_formulas(table) if formulas is None else formulas
+    own = _r1c1(cells, rc)
     block = {rc}
     if own is None:
         return block
     for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
         r, c = rc[0] + dr, rc[1] + dc
-        while 0 <= r < table.n_rows and 0 <= c < table.n_cols and _r1c1(table, (r, c)) == own:
+        while 0 <= r < table.n_rows and 0 <= c < table.n_cols and _r1c1(cells, (r, c)) == own:
             block.add((r, c))
             r, c = r + dr, c + dc
     return block
 
 
-def _r1c1(table: Table, rc: RC) -> str | None:
-    text = table.cell(*rc).formula
-    formula = _parse(table, rc, text) if text else None
+def _r1c1(cells: Cells, rc: RC) -> str | None:
+    formula = cells.get(rc)
     return None if formula is None else formula.r1c1
 
 
-def _parse(table: Table, rc: RC, text: str | None) -> Formula | None:
-    if not text:
-        return None
-    try:
-        return parse_formula(
-            text, table.sheet, (table.region.top + rc[0], table.region.left + rc[1])
-        )
-    except FortapError:
-        return None
+def _sheet_rc(table: Table, rc: RC) -> tuple[int, int]:
+    return table.region.top + rc[0], table.region.left + rc[1]
 
 
 def _sheet_a1(table: Table, rc: RC) -> str:
-    return a1(table.region.top + rc[0], table.region.left + rc[1])
+    return a1(*_sheet_rc(table, rc))
 
 
 def evaluate_rules(
@@ -180,9 +204,13 @@ def evaluate_rules(
     setting: str = "sheet",
     hide_block: bool = False,
     top_k: int = 5,
+    formulas: Mapping[tuple[str, str, str], Cells] | None = None,
 ) -> tuple[dict, list[Gold], list[list[Guess]]]:
-    """The rules on the targets of formula-prediction `examples` (same golds as the model)."""
+    """The rules on the targets of formula-prediction `examples` (same golds as the model).
+    `formulas`: each table's parsed formula cells by (book, sheet, region A1), as example
+    building made them; a table missing there is parsed once here."""
     by_place = {(t.book, t.sheet, t.region.a1): t for t in tables}
+    parsed: dict[tuple[str, str, str], Cells] = dict(formulas or {})
     golds, guesses = [], []
     for example in examples:
         meta = example.meta
@@ -192,6 +220,11 @@ def evaluate_rules(
                 f"evaluate_rules: no table {meta['sheet']}!{meta['region']} of {meta['book']}"
             )
         rc = (meta["target"][0] - table.region.top, meta["target"][1] - table.region.left)
+        place = (table.book, table.sheet, table.region.a1)
+        if place not in parsed:
+            parsed[place] = parse_table_formulas(table)
         golds.append(gold_of(example))
-        guesses.append([s.guess for s in suggest(table, rc, setting, hide_block)])
+        guesses.append(
+            [s.guess for s in suggest(table, rc, setting, hide_block, 10, parsed[place])]
+        )
     return formula_metrics(golds, guesses, k=top_k), golds, guesses

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from fortap.evaluation.decoding import (
+from fortap.model.formula_decoder import DecoderConfig, FormulaDecoder
+from fortap.tasks.formula_prediction.decoding import (
     END_ID,
     RANGE_ID,
     START_ID,
@@ -14,8 +15,7 @@ from fortap.evaluation.decoding import (
     fill_ranges,
     greedy,
 )
-from fortap.model.formula_decoder import DecoderConfig, FormulaDecoder
-from fortap.tasks.formula_prediction import Encoded
+from fortap.tasks.formula_prediction.model import Encoded
 
 D, T, C = 16, 6, 4
 

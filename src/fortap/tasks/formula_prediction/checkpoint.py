@@ -21,7 +21,7 @@ from fortap.model.encoder import FortapEncoder
 from fortap.model.formula_decoder import DecoderConfig
 from fortap.model.pretrained import load_minilm
 from fortap.model.state_file import load_state, save_state
-from fortap.tasks.formula_prediction import FormulaPredictionModel
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
 ENCODERS = ("random", "minilm", "tuta", "fortap")
 DECODER_CONFIG, DECODER_WEIGHTS = "decoder.json", "decoder.safetensors"

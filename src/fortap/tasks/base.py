@@ -1,0 +1,45 @@
+"""`Task`: what one fine-tuning or evaluation task provides, named in one record.
+
+A task is a folder under `fortap/tasks/` (or a module of a higher package, e.g. `fortap.suggest`)
+whose module named in the registry (`fortap.tasks.registry`) exports `TASK = Task(...)`. The
+record names the task's parts, so a reader finds them in one place, and its two entry points,
+which the CLI calls:
+
+- `finetune(paths, out, cfg)`: fine-tune on the tables of `paths` and evaluate, writing into
+  `out` (None when the task cannot be fine-tuned);
+- `evaluate(paths, out, cfg)`: evaluate (a saved model, baselines) on the tables of `paths`,
+  writing into `out`.
+
+`cfg` is an instance of `config`, the task's run-config dataclass (composed from defaults, a
+YAML preset and `--set` overrides by `fortap.tasks.run_config.load_run_config`); `shorthands`
+maps the CLI's flags (by parameter name: `steps`, `lr`, `model`, ...) to its config keys. A
+flag the task does not map is refused for that task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+EntryPoint = Callable[[Sequence[str | Path], str | Path, Any], Any]
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str  # the CLI's name, e.g. "formula-prediction"
+    summary: str  # one line for --help
+    config: type  # the run-config dataclass (every field has a default)
+    shorthands: Mapping[str, str] = field(default_factory=dict)  # CLI flag -> config key
+    examples: Callable[..., Any] | None = None  # tables -> examples
+    model: type | None = None  # an nn.Module whose forward(batch) returns (loss, logs)
+    metrics: Callable[..., Any] | None = None  # predictions -> metrics
+    baselines: Mapping[str, Callable[..., Any]] = field(default_factory=dict)  # name -> scorer
+    report: Callable[..., Any] | None = None  # writes report.md and the plots
+    finetune: EntryPoint | None = None
+    evaluate: EntryPoint | None = None
+
+    def commands(self) -> tuple[str, ...]:
+        """The CLI commands this task offers."""
+        return tuple(c for c in ("finetune", "evaluate") if getattr(self, c) is not None)

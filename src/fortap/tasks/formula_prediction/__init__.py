@@ -1,0 +1,8 @@
+"""Formula prediction: given a table and an empty cell, which formula belongs there?
+
+`task.py` is the registry's entry (`TASK`). Its parts: `examples` (targets and the split),
+`model` (encoder + formula decoder), `finetune` (through the shared training loop), `decoding`
+(beam search), `evaluate` (metrics, predictions), `rule_baseline` (the rule-based suggester),
+`checkpoint` (saved models and the comparison's encoders), `split` (workbook split of a run),
+`config` (the run config) and `run` (the commands' runs).
+"""

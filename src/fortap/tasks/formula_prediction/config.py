@@ -1,0 +1,158 @@
+"""The formula-prediction run config (`FormulaRunConfig`): one composed config per run.
+
+Sections: `data` (which examples), `encoder` (what fine-tuning starts from), `decoder` (the new
+formula decoder's sizes; `fp_paper.yaml` selects the reference's 3 layers and 8 heads),
+`optim` (AdamW, the decoder's and the encoder's peak learning rates), `training` (updates,
+batch, the sketch warm-up, dev checks), `evaluation` (dev and test examples, learning curve)
+and `decoding` (beam search). Compose with `fortap.tasks.run_config.load_run_config`:
+
+    fortap finetune formula-prediction TABLES -o OUT --config fp_paper --set training.steps=500
+
+The defaults are what `fortap finetune formula-prediction` did before configs existed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from fortap.model.formula_decoder import DecoderConfig
+from fortap.tasks.formula_prediction.checkpoint import ENCODERS
+from fortap.tasks.formula_prediction.decoding import DecodeConfig
+from fortap.training.loop import TrainConfig
+from fortap.training.optim import OptimConfig
+
+DEV_LOSS = "eval/loss/formula"  # the dev criterion of the kept state (sketch + range loss)
+
+
+@dataclass(frozen=True)
+class FPData:
+    max_seq_len: int = 128  # tokens per example
+    max_train: int = 0  # train on at most this many examples, spread over the split (0 = all)
+    train_per_book: int = 0  # at most this many training examples of one workbook (0 = all)
+    corpus: str = ""  # corpus folder whose split.json puts each workbook on its side
+
+    def __post_init__(self) -> None:
+        if self.max_seq_len < 16:
+            raise ValueError(f"FPData.max_seq_len must be >= 16, got {self.max_seq_len}")
+        for name in ("max_train", "train_per_book"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"FPData.{name} must be >= 0, got {getattr(self, name)}")
+
+
+@dataclass(frozen=True)
+class FPEncoder:
+    name: str = "random"  # random (tiny, untrained), minilm, tuta or fortap
+    checkpoint: str = ""  # encoder folder for tuta / fortap (a pretraining run's encoder/)
+
+    def __post_init__(self) -> None:
+        if self.name not in ENCODERS:
+            raise ValueError(f"FPEncoder.name must be one of {ENCODERS}, got {self.name!r}")
+
+
+@dataclass(frozen=True)
+class FPOptim:
+    lr: float = 1e-3  # peak learning rate of the decoder (and of the encoder without encoder_lr)
+    encoder_lr: float = 0.0  # peak learning rate of the encoder; 0 = lr
+    warmup: float = 0.05  # share of the updates warming up
+    weight_decay: float = 0.01
+    clip_norm: float = 1.0  # max global gradient norm; 0 disables clipping
+
+    def __post_init__(self) -> None:
+        if self.lr <= 0:
+            raise ValueError(f"FPOptim.lr must be > 0, got {self.lr}")
+        if self.encoder_lr < 0:
+            raise ValueError(f"FPOptim.encoder_lr must be > 0 (0 = lr), got {self.encoder_lr}")
+
+    def optimizer(self) -> OptimConfig:
+        """The loop's `OptimConfig`: its base lr is the encoder's, and the decoder's groups are
+        scaled up to `lr` (`OptimConfig.head_lr_scale`)."""
+        base = self.encoder_lr or self.lr
+        return OptimConfig(lr=base, head_lr_scale=self.lr / base, warmup=self.warmup,
+                           weight_decay=self.weight_decay, clip_norm=self.clip_norm)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FPTraining:
+    steps: int = 200  # fine-tuning updates
+    batch_size: int = 8  # examples per micro-batch
+    grad_accum: int = 1  # micro-batches per update
+    sketch_warmup: float = 0.25  # share of the updates with the range loss switched off
+    range_weight: float = 1.0  # weight of the range loss after the warm phase
+    dev_checks: int = 2  # dev-loss checks spread over the run, best state kept; 0 = none
+    seed: int = 0  # split, example order, encoder and decoder initialisation
+    log_every: int = 10  # updates between metrics.jsonl lines
+    save_every: int = 0  # updates between checkpoints (0 = only at the end)
+    bf16: Literal["auto", "on", "off"] = "auto"  # see fortap.training.loop
+    progress: bool = True  # show the loop's progress bar
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.sketch_warmup <= 1.0:
+            raise ValueError(
+                f"FPTraining.sketch_warmup must be in [0, 1], got {self.sketch_warmup}"
+            )
+        if self.range_weight < 0 or self.dev_checks < 0:
+            raise ValueError("FPTraining.range_weight and dev_checks must be >= 0")
+        self.loop()  # the loop's own checks (steps, batch_size, ...) name their field
+
+    def loop(self) -> TrainConfig:
+        """The shared loop's config: dev checks every steps // dev_checks updates."""
+        every = max(1, self.steps // self.dev_checks) if self.dev_checks else 0
+        return TrainConfig(
+            steps=self.steps, batch_size=self.batch_size, grad_accum=self.grad_accum,
+            log_every=self.log_every, eval_every=every, save_every=self.save_every,
+            seed=self.seed, bf16=self.bf16, progress=self.progress,
+            keep_best=DEV_LOSS if self.dev_checks else "",
+        )  # fmt: skip
+
+    @property
+    def warmup_updates(self) -> int:
+        return int(self.steps * self.sketch_warmup)
+
+
+@dataclass(frozen=True)
+class FPEvaluation:
+    max_dev: int = 64  # dev examples of the dev-loss checks (the first ones)
+    max_test: int = 0  # evaluate on N test examples spread evenly over the split (0 = all)
+    batch_size: int = 16  # examples per evaluation batch (dev and test)
+    curve: tuple[float, ...] = ()  # extra training shares for the learning curve (full is added)
+    model: str = ""  # `evaluate`: the fine-tuned model folder (a finetune run's OUT/model)
+
+    def __post_init__(self) -> None:
+        if self.max_dev < 1 or self.batch_size < 1:
+            raise ValueError("FPEvaluation.max_dev and batch_size must be >= 1")
+        if self.max_test < 0:
+            raise ValueError(f"FPEvaluation.max_test must be >= 0, got {self.max_test}")
+        if any(not 0.0 < s < 1.0 for s in self.curve):
+            raise ValueError(f"FPEvaluation.curve shares must be in (0, 1), got {self.curve}")
+
+
+@dataclass(frozen=True)
+class FormulaRunConfig:
+    """One formula-prediction run (fine-tuning and evaluation); see the module doc."""
+
+    data: FPData = field(default_factory=FPData)
+    encoder: FPEncoder = field(default_factory=FPEncoder)
+    decoder: DecoderConfig = field(
+        default_factory=lambda: DecoderConfig(layers=1, heads=2, dropout=0.0)
+    )
+    optim: FPOptim = field(default_factory=FPOptim)
+    training: FPTraining = field(default_factory=FPTraining)
+    evaluation: FPEvaluation = field(default_factory=FPEvaluation)
+    decoding: DecodeConfig = field(default_factory=DecodeConfig)
+
+
+SHORTHANDS = {  # CLI flag -> config key
+    "encoder": "encoder.name",
+    "checkpoint": "encoder.checkpoint",
+    "steps": "training.steps",
+    "lr": "optim.lr",
+    "encoder_lr": "optim.encoder_lr",
+    "corpus": "data.corpus",
+    "max_test": "evaluation.max_test",
+    "curve": "evaluation.curve",
+    "seed": "training.seed",
+    "model": "evaluation.model",
+    "progress": "training.progress",
+    "beam": "decoding.beam",
+}

@@ -1,0 +1,107 @@
+"""Evaluating formula prediction: `evaluate_formula_prediction`, `evaluate_sketch_prior`.
+
+Evaluation decodes every example (beam search, `fortap.tasks.formula_prediction.decoding`),
+maps each pointer back to its sheet cell, and scores the ranked candidates with
+`fortap.evaluation.metrics`. `evaluate_sketch_prior` scores the input-blind reference: the most
+frequent training sketches.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from fortap.encoding.example import Example
+from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
+from fortap.evaluation.render import render_formula
+from fortap.formula.tokens import FORMULA_VOCAB, RANGE
+from fortap.sheet.model import a1
+from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode
+from fortap.tasks.formula_prediction.examples import FP_KEY, fp_batch
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+
+
+def gold_of(example: Example) -> Gold:
+    """The true formula of a formula-prediction example, in the metrics' terms."""
+    t = example.targets[FP_KEY]
+    ranges = tuple(tuple(c) if c is not None else None for c in t["gold_ranges"])
+    return Gold(tuple(FORMULA_VOCAB[i] for i in t["sketch"]), ranges, bool(t["reachable"]))  # type: ignore[arg-type]
+
+
+def guess_of(example: Example, candidate: Candidate) -> Guess:
+    """A decoded candidate with its pointers mapped to sheet cells."""
+    top, left = example.targets[FP_KEY]["origin"]
+    cells = []
+    for p in candidate.pointers:
+        r, c = example.cell_coords[p] if 0 <= p < len(example.cell_coords) else (None, None)
+        cells.append(None if r is None else (top + r, left + c))
+    return Guess(candidate.sketch, tuple(cells))
+
+
+def guess_text(guess: Guess) -> str:
+    """Excel text of a guess (constants as placeholders, see `fortap.evaluation.render`)."""
+    return render_formula(guess.sketch, [a1(*c) if c else "<WR>" for c in guess.ranges])
+
+
+def evaluate_formula_prediction(
+    model: FormulaPredictionModel,
+    examples: Sequence[Example],
+    beam: int = 5,
+    top_k: int = 5,
+    batch_size: int = 16,
+    decode_cfg: DecodeConfig | None = None,
+) -> tuple[dict, list[dict]]:
+    """Metrics over `examples` and one prediction record per example (gold, ranked candidates).
+
+    `decode_cfg`, when given, replaces `beam` and `top_k`."""
+    cfg = decode_cfg or DecodeConfig(beam=beam, top_k=top_k)
+    top_k = cfg.top_k
+    golds, guesses, records = [], [], []
+    for i in range(0, len(examples), batch_size):
+        chunk = examples[i : i + batch_size]
+        for example, candidates in zip(chunk, decode(model, fp_batch(chunk), cfg), strict=True):
+            gold = gold_of(example)
+            ranked = [guess_of(example, c) for c in candidates]
+            golds.append(gold)
+            guesses.append(ranked)
+            records.append(prediction_record(example, gold, ranked, candidates))
+    metrics = formula_metrics(golds, guesses, k=top_k)
+    return metrics, records
+
+
+def evaluate_sketch_prior(
+    train_examples: Sequence[Example], examples: Sequence[Example], top_k: int = 5
+) -> dict:
+    """Metrics of the input-blind guess: the `top_k` most frequent training sketches, in that
+    order, for every example, pointing nowhere. A decoder whose sketch accuracy does not beat
+    it has learned the sketch distribution but not to read the table."""
+    counts = Counter(tuple(ex.targets[FP_KEY]["sketch"]) for ex in train_examples)
+    ranked = []
+    for ids, _ in counts.most_common(top_k):
+        sketch = tuple(FORMULA_VOCAB[i] for i in ids)
+        ranked.append(Guess(sketch, (None,) * sketch.count(RANGE)))
+    return formula_metrics([gold_of(ex) for ex in examples], [ranked] * len(examples), k=top_k)
+
+
+def prediction_record(
+    example: Example, gold: Gold, ranked: list[Guess], candidates: list[Candidate]
+) -> dict:
+    target = example.meta.get("target", [0, 0])
+    return {
+        "book": example.meta.get("book"),
+        "sheet": example.meta.get("sheet"),
+        "cell": a1(*target),
+        "formula": example.meta.get("formula"),
+        "gold": " ".join(formula_key(gold)),
+        "reachable": gold.reachable,
+        "error": error_class(gold, ranked[0] if ranked else None),
+        "candidates": [
+            {
+                "formula": guess_text(g),
+                "prefix": " ".join(formula_key(g)),
+                "score": c.score,
+                "range_score": c.range_score,
+            }
+            for g, c in zip(ranked, candidates, strict=True)
+        ],
+    }

@@ -1,0 +1,69 @@
+"""Fine-tuning formula prediction through the shared loop (`finetune_formula_prediction`).
+
+The task hands `fortap.training.loop.train` three things and gets accumulation, the bf16
+policy, checkpoints a killed run resumes from bit for bit, `metrics.jsonl`, the progress bar
+and torchrun DDP:
+
+- the model, `FormulaPredictionModel` (`forward(batch) -> (loss, logs)`);
+- the batches, `ShuffledBatches` over the training examples (kept in memory; each epoch in an
+  order drawn from the run's rng, which first seeds the decoder's initialisation);
+- a step hook, the paper's two phases: `sketch_warmup` sketch-only updates (range loss weight
+  0), then sketch + `range_weight` * ranges.
+
+With dev examples and dev checks the loop keeps the state with the lowest dev loss
+(`eval/loss/formula`, sketch + range at full weight; `TrainConfig.keep_best`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from fortap.encoding.example import Example
+from fortap.tasks.formula_prediction.config import FormulaRunConfig
+from fortap.tasks.formula_prediction.examples import fp_batch
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+from fortap.training.distributed import Dist
+from fortap.training.loop import TrainResult, train
+from fortap.training.shuffled import ShuffledBatches
+
+
+def finetune_formula_prediction(
+    train_examples: Sequence[Example],
+    dev_examples: Sequence[Example],
+    encoder: nn.Module,
+    cfg: FormulaRunConfig,
+    out_dir: str | Path,
+    dist: Dist | None = None,
+    stop_at: int | None = None,
+    resume: bool = True,
+) -> tuple[FormulaPredictionModel, TrainResult]:
+    """Fine-tune `encoder` with a new formula decoder on `train_examples` in `out_dir`
+    (resuming from its checkpoints); the model is returned in eval mode."""
+    if not train_examples:
+        raise ValueError("finetune_formula_prediction: no training examples")
+    dist = dist or Dist()
+    rng = random.Random(cfg.training.seed)
+    torch.manual_seed(rng.randrange(2**31))
+    model = FormulaPredictionModel(encoder, cfg.decoder)
+    size = cfg.training.batch_size
+    data = ShuffledBatches(train_examples, fp_batch, size, rng, dist.rank, dist.world)
+    dev = list(dev_examples[: cfg.evaluation.max_dev])
+    step = cfg.evaluation.batch_size
+    dev_batches = [fp_batch(dev[i : i + step]) for i in range(0, len(dev), step)]
+    loop = cfg.training.loop()
+    warm, weight = cfg.training.warmup_updates, cfg.training.range_weight
+
+    def two_phases(update: int) -> None:
+        model.range_weight = 0.0 if update < warm else weight
+
+    result = train(
+        model, data, loop, cfg.optim.optimizer(), out_dir, dev_batches if loop.eval_every else (),
+        resume=resume, stop_at=stop_at, dist=dist, on_step=two_phases,
+    )  # fmt: skip
+    model.range_weight = weight
+    return model.eval(), result

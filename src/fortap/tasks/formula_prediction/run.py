@@ -1,0 +1,254 @@
+"""`fortap finetune formula-prediction` and `fortap evaluate formula-prediction`.
+
+`run_finetune` reads tables (Table JSONL from `fortap ingest`, or HiTab JSON), turns their kept
+formulas into formula-prediction examples split by workbook (`split_for_run`), fine-tunes an
+encoder (`random`, `minilm`, or a pretraining run's `encoder/` folder as `tuta`/`fortap`) with a
+new formula decoder on the train split through the shared training loop (`finetune.py`; the
+run folder `OUT/training/` holds its checkpoints and `metrics.jsonl`, and a rerun resumes
+there), and evaluates on the test split beside the rule baseline in the paper setting (no other
+formula visible) and the sheet setting (fill from neighbours). `run_evaluate` does the
+evaluation alone for a saved model. Both write into `out`: `predictions.jsonl` (one record per
+test formula, ranked candidates), `metrics.json` (every system's metrics, the split, the
+learning curve, the config) and `report.md` with its PNG plots. Under torchrun every rank
+trains; rank 0 alone evaluates and writes.
+
+Examples are split by workbook as `fortap.tasks.formula_prediction.split` describes; with
+`data.corpus` set, the corpus's own `split.json` decides each workbook's side. The run config
+is `FormulaRunConfig` (`config.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from fortap.encoding.example import Example
+from fortap.errors import FortapError
+from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, write_report
+from fortap.table.model import Table
+from fortap.tasks.formula_prediction.config import FormulaRunConfig
+from fortap.tasks.formula_prediction.examples import (
+    FormulaExamplesConfig,
+    low_resource,
+    parse_tables,
+    with_serialize,
+)
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+from fortap.tasks.formula_prediction.split import corpus_sides, read_tables, split_for_run, spread
+from fortap.tasks.run_config import config_dict
+
+
+@dataclass
+class FormulaRun:
+    """What a run produced, for callers that continue (the demo)."""
+
+    model: FormulaPredictionModel
+    tables: list[Table]
+    split: dict[str, list[Example]]
+    systems: dict[str, dict]
+    records: list[dict]
+    notes: list[str] = field(default_factory=list)
+    formulas: dict = field(default_factory=dict)  # parsed formula cells (`load_split`)
+
+
+@dataclass
+class Loaded:
+    """A run's tables, tokenizer, example split (with its note) and parsed formula cells."""
+
+    tables: list[Table]
+    tokenizer: object
+    split: dict[str, list[Example]]
+    note: str
+    formulas: dict  # table place -> cell -> Formula | None (`examples.parse_tables`)
+
+
+def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
+    """Tables of `paths`, the tokenizer, the run's example split with its note, and the tables'
+    formula cells parsed once (for example building and the rule baseline)."""
+    from fortap.text.tokenizer import Tokenizer
+
+    tables = read_tables(paths)
+    if not tables:
+        raise FortapError(f"no tables in {', '.join(map(str, paths))}")
+    tokenizer = Tokenizer()
+    ex_cfg = with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.data.max_seq_len)
+    sides = corpus_sides(cfg.data.corpus) if cfg.data.corpus else None
+    formulas = parse_tables(tables)  # the run's one parse of every formula cell
+    split, note = split_for_run(tables, tokenizer, ex_cfg, cfg.training.seed, sides, formulas)
+    if not split["train"] or not split["test"]:
+        raise FortapError("formula prediction: no kept formulas on the train or test side")
+    split["train"], capped = cap_train(split["train"], cfg)
+    note += capped
+    max_test = cfg.evaluation.max_test
+    if max_test and max_test < len(split["test"]):
+        n = len(split["test"])
+        split["test"] = spread(split["test"], max_test)
+        note += f"; evaluated on {max_test} of the {n} test examples, spread evenly"
+    return Loaded(tables, tokenizer, split, note, formulas)
+
+
+def cap_train(train: list[Example], cfg: FormulaRunConfig) -> tuple[list[Example], str]:
+    """The training examples kept by `data.train_per_book` (the first ones of each workbook)
+    and `data.max_train` (spread evenly), with a note when they drop any."""
+    n, per_book, most = len(train), cfg.data.train_per_book, cfg.data.max_train
+    if per_book:
+        seen: dict[str, int] = {}
+        kept = []
+        for ex in train:
+            seen[ex.meta["book"]] = seen.get(ex.meta["book"], 0) + 1
+            if seen[ex.meta["book"]] <= per_book:
+                kept.append(ex)
+        train = kept
+    if most and most < len(train):
+        train = spread(train, most)
+    return train, (f"; trained on {len(train)} of the {n} train examples" if len(train) < n else "")
+
+
+def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
+    """The encoder fine-tuning starts from. Its freshly initialised weights (all of `random`,
+    the embeddings MiniLM has no weights for) are drawn after seeding torch with the run's
+    seed, so a run is the same in every process (torch's own start seed differs per process)."""
+    import torch
+
+    from fortap.model.config import ModelConfig
+    from fortap.tasks.formula_prediction.checkpoint import baseline_encoder
+
+    tiny = ModelConfig.tiny(vocab_size=vocab_size, hidden_dropout=0.0)
+    torch.manual_seed(cfg.training.seed)
+    try:
+        config = tiny if cfg.encoder.name == "random" else None
+        return baseline_encoder(cfg.encoder.name, cfg.encoder.checkpoint or None, config)
+    except ValueError as err:
+        raise FortapError(str(err)) from None
+
+
+def finetune_once(
+    train: list[Example], dev: list[Example], cfg: FormulaRunConfig, vocab: int, out_dir: Path,
+    dist=None, stop_at: int | None = None,
+):  # fmt: skip
+    """One fine-tuning run in `out_dir`: (model, the loop's `TrainResult`)."""
+    from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
+
+    encoder = start_encoder(cfg, vocab)
+    return finetune_formula_prediction(train, dev, encoder, cfg, out_dir, dist, stop_at)
+
+
+def compare(
+    model, tables, test: list[Example], cfg: FormulaRunConfig, formulas=None
+) -> tuple[dict[str, dict], list[dict]]:
+    """The model and the rule baseline (paper and sheet settings) on the same test examples."""
+    from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
+    from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules
+
+    metrics, records = evaluate_formula_prediction(
+        model, test, batch_size=cfg.evaluation.batch_size, decode_cfg=cfg.decoding
+    )
+    systems = {"model": metrics}
+    for setting in ("paper", "sheet"):
+        top_k = cfg.decoding.top_k
+        rules = evaluate_rules(tables, test, setting, top_k=top_k, formulas=formulas)
+        systems[f"rules ({setting})"] = rules[0]
+    return systems, records
+
+
+def run_finetune(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    cfg: FormulaRunConfig | None = None,
+    console: Console | None = None,
+    stop_at: int | None = None,
+) -> FormulaRun | None:
+    """Fine-tune and evaluate (see module doc); the model is saved in `out/model/`. `stop_at`
+    ends the training at that update as a kill would (checkpoint kept, nothing evaluated);
+    returns None then, and on the ranks other than 0 under torchrun."""
+    import torch
+
+    from fortap.tasks.formula_prediction.checkpoint import save_formula_model
+    from fortap.training.distributed import init_from_env, shutdown
+
+    torch.set_flush_denormal(True)
+    cfg, console, out = cfg or FormulaRunConfig(), console or Console(), Path(out)
+    dist = init_from_env()
+    try:
+        loaded = load_split(paths, cfg)
+        tables, split, note = loaded.tables, loaded.split, loaded.note
+        if dist.is_main:
+            console.print(f"formula examples { {k: len(v) for k, v in split.items()} }; {note}")
+        train, dev, test = split["train"], split["dev"], split["test"]
+        vocab = loaded.tokenizer.vocab_size
+        model, result = finetune_once(train, dev, cfg, vocab, out / "training", dist, stop_at)
+        if result.step < cfg.training.steps:
+            return None  # stopped early: the checkpoint is there to resume from
+        formulas = loaded.formulas
+        systems, records = compare(model, tables, test, cfg, formulas) if dist.is_main else ({}, [])
+        curve = [CurvePoint(1.0, len(train), systems.get("model", {}).get("formula_top1", 0))]
+        for share in sorted(cfg.evaluation.curve):
+            part = low_resource(train, random.Random(cfg.training.seed), share)
+            small, _ = finetune_once(part, dev, cfg, vocab, out / f"training-{share:g}", dist)
+            if dist.is_main:
+                top1 = compare(small, tables, test, cfg, formulas)[0]["model"]["formula_top1"]
+                curve.append(CurvePoint(share, len(part), top1))
+        if not dist.is_main:
+            return None
+        save_formula_model(model, out / "model")
+        run = FormulaRun(model, tables, split, systems, records, [note], formulas)
+        write_outputs(out, run, cfg, sorted(curve, key=lambda p: p.share), console)
+        return run
+    finally:
+        shutdown(dist)
+
+
+def run_evaluate(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    cfg: FormulaRunConfig | None = None,
+    console: Console | None = None,
+) -> FormulaRun:
+    """Evaluate the model saved in `cfg.evaluation.model` on the test split of `paths` (same
+    split rule and seed as `run_finetune`), beside the rule baseline."""
+    import torch
+
+    from fortap.tasks.formula_prediction.checkpoint import load_formula_model
+
+    cfg = cfg or FormulaRunConfig()
+    if not cfg.evaluation.model:
+        raise FortapError("evaluate formula-prediction needs a model folder (--model OUT/model)")
+    torch.set_flush_denormal(True)
+    console = console or Console()
+    model = load_formula_model(cfg.evaluation.model)
+    loaded = load_split(paths, cfg)
+    tables, split = loaded.tables, loaded.split
+    systems, records = compare(model, tables, split["test"], cfg, loaded.formulas)
+    run = FormulaRun(model, tables, split, systems, records, [loaded.note], loaded.formulas)
+    write_outputs(Path(out), run, cfg, [], console)
+    return run
+
+
+def write_outputs(
+    out: Path, run: FormulaRun, cfg: FormulaRunConfig, curve: list[CurvePoint], console: Console
+) -> None:
+    """predictions.jsonl, metrics.json, report.md + plots; prints the comparison."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "predictions.jsonl", "w", encoding="utf-8") as fh:
+        for record in run.records:
+            fh.write(json.dumps(record) + "\n")
+    best = best_system(run.systems)
+    steps, beam = cfg.training.steps, cfg.decoding.beam
+    notes = [*run.notes, f"encoder: {cfg.encoder.name}; {steps} updates; beam {beam}"]
+    notes.append(f"best formula top-1: {best}")
+    payload = {
+        "systems": run.systems,
+        "split": {k: len(v) for k, v in run.split.items()},
+        "curve": [asdict(p) for p in curve],
+        "config": config_dict(cfg),
+        "notes": notes,
+    }
+    (out / "metrics.json").write_text(json.dumps(payload, indent=1) + "\n")
+    write_report(out, run.systems, curve, notes)
+    console.print(comparison_rich(run.systems, "formula prediction (test split)"))
+    console.print(f"best formula top-1: {best}; report in {out / 'report.md'}")

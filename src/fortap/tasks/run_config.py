@@ -1,0 +1,49 @@
+"""Fine-tuning run configs, composed as pretraining's (`fortap.config`).
+
+A task's run config is a frozen dataclass of sections, each a frozen dataclass (data, encoder,
+decoder, optim, training, evaluation, decoding, ...). Its defaults are the dataclasses'; a
+preset (`fortap/configs/NAME.yaml`, or any YAML path) overrides some keys; `--set KEY=VALUE`
+overrides more; the CLI's flags are shorthands for keys (`Task.shorthands`). An unknown key or
+a bad value raises `ConfigError` naming the key and where it came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from fortap.config import ConfigError, compose
+
+C = TypeVar("C")
+
+
+def config_dict(cfg: Any) -> dict[str, Any]:
+    """A run config as a nested dict of plain values (tuples as lists), e.g. for JSON."""
+    return json.loads(json.dumps(dataclasses.asdict(cfg)))
+
+
+def load_run_config(cls: type[C], preset: str | None = None, overrides: Sequence[str] = ()) -> C:
+    """The defaults of `cls`, then the preset's YAML, then the dotted overrides."""
+    data = compose(config_dict(cls()), preset, list(overrides))
+    return build(cls, data, preset or "config")
+
+
+def build(cls: type[C], data: dict[str, Any], where: str, prefix: str = "") -> C:
+    """`cls` from a complete nested dict; sections that are dataclasses are built the same way
+    and a tuple default turns its list back into a tuple. Bad values name the section."""
+    default = cls()
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        current, value = getattr(default, f.name), data[f.name]
+        if dataclasses.is_dataclass(current):
+            value = build(type(current), value, where, f"{prefix}{f.name}.")
+        elif isinstance(current, tuple):
+            value = tuple(value)
+        values[f.name] = value
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as err:
+        section = prefix.rstrip(".") or "run config"
+        raise ConfigError(f"{where}: {section}: {err}") from None
