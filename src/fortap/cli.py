@@ -266,7 +266,11 @@ def finetune(
 def evaluate(
     task: Annotated[EvaluateTask, typer.Argument(help="The task to evaluate.")],
     tables: Annotated[
-        list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
+        list[Path],
+        typer.Argument(
+            help="formula-prediction: table JSONL / HiTab JSON files or folders; "
+            "formula-suggestion: workbooks or folders of workbooks."
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for the report.")],
     model: Annotated[
@@ -280,11 +284,20 @@ def evaluate(
         Path | None,
         typer.Option(help="Corpus folder whose split.json assigns each workbook (no leakage)."),
     ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(help="formula-suggestion: 'test' side of the workbook split, or 'all'."),
+    ] = None,
+    ranker: Annotated[
+        Path | None, typer.Option(help="formula-suggestion: ranker folder (default: shipped).")
+    ] = None,
     threads: ThreadsOption = 0,
 ) -> None:
     """Evaluate a task on the test split (a fine-tuned model beside the baselines)."""
     _set_threads(threads)
-    flags = dict(model=model, max_test=max_test, seed=seed, corpus=corpus)
+    flags = dict(
+        model=model, max_test=max_test, seed=seed, corpus=corpus, split=split, ranker=ranker
+    )
     found, cfg = _task_config(task.value, "evaluate", config, set_, flags)
     found.evaluate(tables, out, cfg)
 

@@ -30,6 +30,7 @@ class Line:
 
 REGISTRY = (
     Line("formula-prediction", "fortap.tasks.formula_prediction.task", ("finetune", "evaluate")),
+    Line("formula-suggestion", "fortap.suggest.task", ("evaluate",)),
 )
 
 

@@ -1,0 +1,50 @@
+"""The formula-suggestion task's registry entry (`TASK`): evaluation only.
+
+`fortap evaluate formula-suggestion PATHS -o OUT` reads the workbooks themselves (sheet-wide and
+cross-sheet candidates need more than table regions) and measures the suggestion engine in the
+sheet, new-formula and paper settings (`fortap.suggest.evaluate`). The ranker it uses is trained
+by `fortap train-ranker`, not by `fortap finetune`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.table import Table as RichTable
+
+from fortap.console import stdout_console
+from fortap.suggest.evaluate import SuggestEvalConfig, evaluate
+from fortap.suggest.report import write_report
+from fortap.suggest.summary import summarise
+from fortap.tasks.base import Task
+
+
+def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfig):
+    """`evaluate`, then the headline table on stdout (the whole report is in OUT/report.md)."""
+    metrics = evaluate(paths, out, cfg)
+    view = RichTable(title="formula suggestion: exact match (pooled / per workbook)")
+    for name in ("setting", "targets", "books", "top-1", "top-5", "rule order top-1", "recall"):
+        view.add_column(name)
+    for setting in cfg.settings:
+        d = metrics[setting]["detail"]
+
+        def both(key: str, d=d) -> str:
+            return f"{d[key]['pooled']:.3f} / {d[key]['per_book']:.3f}"
+
+        view.add_row(setting, str(d["targets"]), str(d["books"]), both("exact_top1"),
+                     both("exact_top5"), both("rule_exact_top1"), both("recall"))  # fmt: skip
+    console = stdout_console()
+    console.print(view)
+    console.print(f"report: {Path(out) / 'report.md'}")
+    return metrics
+
+TASK = Task(
+    name="formula-suggestion",
+    summary="rank formulas for a cell of a workbook (copy, sibling, template candidates)",
+    config=SuggestEvalConfig,
+    shorthands={"model": "model", "seed": "seed", "split": "split", "ranker": "ranker"},
+    metrics=summarise,
+    report=write_report,
+    evaluate=evaluate_and_print,
+)
