@@ -25,6 +25,7 @@ import torch
 from fortap.encoding.example import Batch
 from fortap.formula.tokens import END, FORMULA_VOCAB, FORMULA_VOCAB_INDEX, RANGE, START
 from fortap.model.formula_decoder import PAD
+from fortap.model.grammar_bias import GrammarBias
 from fortap.tasks.formula_prediction.examples import FP_KEY
 from fortap.tasks.formula_prediction.model import Encoded
 
@@ -55,6 +56,7 @@ class DecodeConfig:
     max_len: int = 32  # sketch steps, [START] excluded (kept formulas have <= 30 tokens)
     alpha: float = 1.0  # length normalisation exponent of the pruning score
     rank_raw: bool = True  # rank finished sketches by raw logP (the reference), else normalised
+    grammar: bool = True  # constrain sketches by the prefix grammar (fortap.formula.prefix_grammar)
 
     def __post_init__(self) -> None:
         for name in ("beam", "top_k", "max_len"):
@@ -70,13 +72,14 @@ def decode(model, batch: Batch, cfg: DecodeConfig | None = None) -> list[list[Ca
     cfg = cfg or DecodeConfig()
     model.eval()
     enc = _encode(model, batch)
+    grammar = GrammarBias() if cfg.grammar else None  # one memo for the whole batch
     out = []
     for b in range(batch.token_ids.shape[0]):
         one = enc.row(b)
         if cfg.beam == 1:
-            found = [greedy(model.decoder, one, cfg.max_len)[0]]
+            found = [greedy(model.decoder, one, cfg.max_len, grammar)[0]]
         else:
-            found = beam_sketches(model.decoder, one, cfg)
+            found = beam_sketches(model.decoder, one, cfg, grammar)
         out.append(fill_ranges(model.decoder, one, found[: cfg.top_k]))
     return out
 
@@ -85,7 +88,9 @@ def _encode(model, batch: Batch) -> Encoded:
     return model.encode(batch, batch.targets[FP_KEY]["cell"])
 
 
-def greedy(decoder, enc: Encoded, max_len: int) -> list[tuple[tuple[int, ...], float]]:
+def greedy(
+    decoder, enc: Encoded, max_len: int, grammar: GrammarBias | None = None
+) -> list[tuple[tuple[int, ...], float]]:
     """Arg-max sketch of every row of `enc`, with its log-probability."""
     n = enc.memory.shape[0]
     state = decoder.start_state(enc.formula_state)
@@ -93,9 +98,13 @@ def greedy(decoder, enc: Encoded, max_len: int) -> list[tuple[tuple[int, ...], f
     seqs = [[START_ID] for _ in range(n)]
     logp = [0.0] * n
     done = [False] * n
-    for _ in range(max_len):
+    states = grammar.start(n) if grammar is not None else None
+    for step in range(max_len):
         logits, _, state = decoder.sketch_step(token, state, enc.memory, enc.memory_pad)
-        log_probs = logits[:, -1].log_softmax(-1)  # (B, V)
+        step_logits = logits[:, -1]  # (B, V)
+        if grammar is not None:
+            step_logits = step_logits + grammar.bias(states, max_len - step)  # (B, V)
+        log_probs = step_logits.log_softmax(-1)  # (B, V)
         best = log_probs.argmax(-1)  # (B,)
         for b in range(n):
             if not done[b]:
@@ -104,25 +113,34 @@ def greedy(decoder, enc: Encoded, max_len: int) -> list[tuple[tuple[int, ...], f
                 done[b] = int(best[b]) == END_ID
         if all(done):
             break
+        if grammar is not None:
+            states = grammar.advance(states, best.tolist())
         token = best[:, None]
     return [(tuple(s), p) for s, p in zip(seqs, logp, strict=True)]
 
 
-def beam_sketches(decoder, enc: Encoded, cfg: DecodeConfig) -> list[tuple[tuple[int, ...], float]]:
+def beam_sketches(
+    decoder, enc: Encoded, cfg: DecodeConfig, grammar: GrammarBias | None = None
+) -> list[tuple[tuple[int, ...], float]]:
     """Finished sketches of one example (`enc` has one row), ranked by raw log-probability."""
     state = decoder.start_state(enc.formula_state)  # (layers, 1, D) each
     live: list[tuple[tuple[int, ...], float]] = [((START_ID,), 0.0)]
     finished: list[tuple[tuple[int, ...], float]] = []
-    for _ in range(cfg.max_len):
+    states = grammar.start(1) if grammar is not None else None
+    for step in range(cfg.max_len):
         k = len(live)
         token = torch.tensor([[seq[-1]] for seq, _ in live])  # (K, 1)
         rows = enc.row(0, k)
         logits, _, state = decoder.sketch_step(token, state, rows.memory, rows.memory_pad)
-        top = logits[:, -1].log_softmax(-1).topk(cfg.beam, dim=-1)  # (K, beam)
+        step_logits = logits[:, -1]  # (K, V)
+        if grammar is not None:
+            step_logits = step_logits + grammar.bias(states, cfg.max_len - step)  # (K, V)
+        top = step_logits.log_softmax(-1).topk(cfg.beam, dim=-1)  # (K, beam)
         expansions = [
             (live[h][0] + (int(i),), live[h][1] + float(v), h)
             for h in range(k)
             for v, i in zip(top.values[h], top.indices[h], strict=True)
+            if v > float("-inf")  # fewer than `beam` tokens may be allowed
         ]
         expansions.sort(key=lambda e: e[1] / (len(e[0]) ** cfg.alpha), reverse=True)
         keep, parents = [], []
@@ -136,6 +154,8 @@ def beam_sketches(decoder, enc: Encoded, cfg: DecodeConfig) -> list[tuple[tuple[
             break
         index = torch.tensor(parents)
         state = (state[0][:, index].contiguous(), state[1][:, index].contiguous())
+        if grammar is not None:
+            states = grammar.advance([states[h] for h in parents], [s[-1] for s, _ in keep])
         live = keep
     else:
         finished += live
