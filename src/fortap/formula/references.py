@@ -10,6 +10,7 @@ Whole columns and rows resolve to their first and last cell (`A:A` is A1:A104857
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from fortap.formula.nodes import Address, Ref
 from fortap.sheet.model import column_letter
@@ -220,3 +221,27 @@ def to_table(cell: tuple[int, int], top: int, left: int, n_rows: int, n_cols: in
     """Sheet (row, col) -> table-relative (row, col) for a table at (top, left); None outside."""
     r, c = cell[0] - top, cell[1] - left
     return (r, c) if 0 <= r < n_rows and 0 <= c < n_cols else None
+
+
+class OffSheet(ValueError):
+    """A moved reference would leave the sheet (Excel writes `#REF!` there)."""
+
+
+def shift_ref(ref: Ref, dr: int, dc: int) -> Ref:
+    """`ref` copied (dr, dc) cells away, as Excel's fill and paste do: relative row/column parts
+    move, `$` parts stay; `OffSheet` when a moved part passes an edge of the sheet."""
+
+    def move(a: Address | None) -> Address | None:
+        if a is None:
+            return None
+        row = a.row if a.row is None or a.abs_row else a.row + dr
+        col = a.col if a.col is None or a.abs_col else a.col + dc
+        if (row is not None and not 0 <= row < MAX_ROWS) or (
+            col is not None and not 0 <= col < MAX_COLS
+        ):
+            raise OffSheet("reference leaves the sheet")
+        return replace(a, row=row, col=col)
+
+    if ref.start is None or (dr == 0 and dc == 0):
+        return ref
+    return replace(ref, start=move(ref.start), end=move(ref.end))

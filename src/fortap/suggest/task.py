@@ -39,6 +39,7 @@ def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: Sugges
     console.print(f"report: {Path(out) / 'report.md'}")
     return metrics
 
+
 TASK = Task(
     name="formula-suggestion",
     summary="rank formulas for a cell of a workbook (copy, sibling, template candidates)",

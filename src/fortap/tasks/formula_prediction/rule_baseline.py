@@ -33,7 +33,7 @@ from fortap.evaluation.metrics import Gold, Guess, formula_key, formula_metrics
 from fortap.formula import Formula
 from fortap.formula.formula import formula_of_ast
 from fortap.formula.nodes import Address, Array, Func, Node, Op, Ref
-from fortap.formula.references import MAX_COLS, MAX_ROWS
+from fortap.formula.references import OffSheet, shift_ref
 from fortap.formula.table_formulas import parse_table_formulas
 from fortap.sheet.model import a1
 from fortap.table.model import Table
@@ -111,8 +111,8 @@ def fill_formula(table: Table, formula: Formula | None, src: RC, dst: RC) -> For
         return None
     dr, dc = dst[0] - src[0], dst[1] - src[1]
     try:
-        moved = _map_refs(formula.ast, lambda ref: _shift(ref, dr, dc))
-    except ValueError:
+        moved = _map_refs(formula.ast, lambda ref: shift_ref(ref, dr, dc))
+    except OffSheet:
         return None
     return formula_of_ast(moved, table.sheet, _sheet_rc(table, dst))
 
@@ -126,23 +126,6 @@ def _map_refs(node: Node, move) -> Node:
     if isinstance(node, Array):
         return replace(node, rows=tuple(tuple(_map_refs(a, move) for a in r) for r in node.rows))
     return node
-
-
-def _shift(ref: Ref, dr: int, dc: int) -> Ref:
-    def move(a: Address | None) -> Address | None:
-        if a is None:
-            return None
-        row = a.row if a.row is None or a.abs_row else a.row + dr
-        col = a.col if a.col is None or a.abs_col else a.col + dc
-        if (row is not None and not 0 <= row < MAX_ROWS) or (
-            col is not None and not 0 <= col < MAX_COLS
-        ):
-            raise ValueError("reference leaves the sheet")
-        return replace(a, row=row, col=col)
-
-    if ref.start is None:
-        return ref
-    return replace(ref, start=move(ref.start), end=move(ref.end))
 
 
 def autosum_formulas(table: Table, rc: RC) -> list[tuple[Formula, str]]:
