@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
@@ -177,3 +178,17 @@ def test_cli_passes_corpus_and_encoder_lr_to_the_run(tmp_path):
     assert metrics["config"]["optim"]["encoder_lr"] == 1e-4
     records = (out / "predictions.jsonl").read_text().splitlines()
     assert {json.loads(r)["book"] for r in records} == {"a.xlsx"}
+
+
+def test_a_workbook_given_as_xls_and_xlsx_yields_one_set_of_examples(tmp_path):
+    names = ("north", "south", "east", "west")
+    copies = [dataclasses.replace(expense_table(), book=f"{name}.xlsx") for name in names]
+    copies.append(dataclasses.replace(expense_table(), book="old/west.xls"))  # west again
+    tables = tmp_path / "tables.jsonl"
+    write_jsonl(tables, copies)
+    loaded = load_split([tables], load_run_config(FormulaRunConfig))
+    books = sorted({ex.meta["book"] for side in loaded.split.values() for ex in side})
+    assert books == ["east.xlsx", "north.xlsx", "south.xlsx", "west.xlsx"]
+    per_book = Counter(ex.meta["book"] for side in loaded.split.values() for ex in side)
+    assert len(set(per_book.values())) == 1  # west's examples once, as every other workbook's
+    assert "1 copies of workbooks given twice (.xls and .xlsx) left out" in loaded.note

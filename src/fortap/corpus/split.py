@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from urllib.parse import unquote
+
+from fortap.table.model import Table
 
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 CONVERTED = frozenset({".xls", ".ods"})
@@ -108,3 +110,13 @@ def split_of(key: str, cfg: SplitConfig) -> str:
     if share < cfg.train:
         return "train"
     return "dev" if share < cfg.train + cfg.dev else "test"
+
+
+def one_copy_per_book(tables: Sequence[Table]) -> list[Table]:
+    """The tables of each workbook's canonical copy only (`canonical_books` over the tables'
+    book and sheet names): a workbook present as .xls and .xlsx counts once."""
+    sheets: dict[str, set[str]] = {}
+    for t in tables:
+        sheets.setdefault(t.book, set()).add(t.sheet)
+    canonical = canonical_books(sheets, sheets)
+    return [t for t in tables if canonical[t.book] == t.book]

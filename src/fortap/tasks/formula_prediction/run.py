@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from fortap.corpus.split import one_copy_per_book
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, write_report
@@ -72,14 +73,18 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
     formula cells parsed once (for example building and the rule baseline)."""
     from fortap.text.tokenizer import Tokenizer
 
-    tables = read_tables(paths)
-    if not tables:
+    read = read_tables(paths)
+    if not read:
         raise FortapError(f"no tables in {', '.join(map(str, paths))}")
+    tables = one_copy_per_book(read)  # a workbook given as .xls and .xlsx counts once
     tokenizer = Tokenizer()
     ex_cfg = with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.data.max_seq_len)
     sides = corpus_sides(cfg.data.corpus) if cfg.data.corpus else None
     formulas = parse_tables(tables)  # the run's one parse of every formula cell
     split, note = split_for_run(tables, tokenizer, ex_cfg, cfg.training.seed, sides, formulas)
+    if len(tables) < len(read):
+        copies = len({t.book for t in read}) - len({t.book for t in tables})
+        note += f"; {copies} copies of workbooks given twice (.xls and .xlsx) left out"
     if not split["train"] or not split["test"]:
         raise FortapError("formula prediction: no kept formulas on the train or test side")
     split["train"], capped = cap_train(split["train"], cfg)
