@@ -101,10 +101,9 @@ def greedy(
     states = grammar.start(n) if grammar is not None else None
     for step in range(max_len):
         logits, _, state = decoder.sketch_step(token, state, enc.memory, enc.memory_pad)
-        step_logits = logits[:, -1]  # (B, V)
-        if grammar is not None:
-            step_logits = step_logits + grammar.bias(states, max_len - step)  # (B, V)
-        log_probs = step_logits.log_softmax(-1)  # (B, V)
+        log_probs = logits[:, -1].log_softmax(-1)  # (B, V)
+        if grammar is not None:  # mask, not renormalise: a sequence keeps the model's logP
+            log_probs = log_probs + grammar.bias(states, max_len - step)  # (B, V)
         best = log_probs.argmax(-1)  # (B,)
         for b in range(n):
             if not done[b]:
@@ -132,10 +131,10 @@ def beam_sketches(
         token = torch.tensor([[seq[-1]] for seq, _ in live])  # (K, 1)
         rows = enc.row(0, k)
         logits, _, state = decoder.sketch_step(token, state, rows.memory, rows.memory_pad)
-        step_logits = logits[:, -1]  # (K, V)
-        if grammar is not None:
-            step_logits = step_logits + grammar.bias(states, cfg.max_len - step)  # (K, V)
-        top = step_logits.log_softmax(-1).topk(cfg.beam, dim=-1)  # (K, beam)
+        log_probs = logits[:, -1].log_softmax(-1)  # (K, V)
+        if grammar is not None:  # mask, not renormalise: a sequence keeps the model's logP
+            log_probs = log_probs + grammar.bias(states, cfg.max_len - step)  # (K, V)
+        top = log_probs.topk(cfg.beam, dim=-1)  # (K, beam)
         expansions = [
             (live[h][0] + (int(i),), live[h][1] + float(v), h)
             for h in range(k)
