@@ -59,3 +59,13 @@ def test_paper_setting_has_no_copy_or_sibling():
     ctx = BookContext.from_workbook(book(sheet("S", sales())))
     sources = {c.source for c in generate(ctx, Target("S", 4, 3), setting="paper")}
     assert sources == {"template"}
+
+
+def test_references_into_another_workbook_move_like_any_other():
+    from fortap.formula import parse_formula
+    from fortap.suggest.candidates.anchor import reanchor
+
+    # typed in D74, copied to C75: relative parts move one row down and one column left
+    f = parse_formula("=+[1]LEM!Y1637/[1]LEM!Y$291+SUM([1]LEM!B1:C$3)", "S", (73, 3))
+    assert reanchor(f, (74, 2)).text == "=+[1]LEM!X1638/[1]LEM!X$291+SUM([1]LEM!A2:B$3)"
+    assert reanchor(parse_formula("=[1]LEM!A1", "S", (3, 3)), (0, 2)) is None  # off the sheet

@@ -62,19 +62,21 @@ def test_own_formula_hidden(sug):
 class FixedOrder:
     """A ranker that prefers the given formulas in the given order (the rest after)."""
 
-    def __init__(self, *formulas: str) -> None:
+    def __init__(self, *formulas: str, only: bool = False) -> None:
         self.formulas = formulas
+        self.only = only  # drop every other candidate
 
     def rank(self, candidates):
         def key(c):
             return self.formulas.index(c.formula) if c.formula in self.formulas else 99
 
-        return [(c, -float(key(c))) for c in sorted(candidates, key=key)]
+        ranked = [(c, -float(key(c))) for c in sorted(candidates, key=key)]
+        return [(c, s) for c, s in ranked if not self.only or c.formula in self.formulas]
 
 
 def test_error_previews_move_after_values_within_the_shortlist(path):
     sug = Suggester.open(path)
-    sug.ranker = FixedOrder("=C6/B6-1", "=C6+D6")
+    sug.ranker = FixedOrder("=C6/B6-1", "=C6+D6", only=True)
     got = [(s.rank, s.formula, s.value, s.error, s.score) for s in sug.suggest("Sales", "E6", 5)]
     assert got == [
         (1, "=C6+D6", 0.0, None, -1.0),
@@ -84,7 +86,9 @@ def test_error_previews_move_after_values_within_the_shortlist(path):
 
 def test_no_candidates_is_an_empty_list(sug):
     assert sug.suggest("Notes", "A1") == []
-    assert sug.suggest("Sales", "A1") == []
+    assert sug.suggest("My Sheet", "A1") == []  # no formula there; Sales' copies leave the sheet
+    # Sales!A1: every copy would leave the sheet; the formulas as written remain
+    assert {s.source for s in sug.suggest("Sales", "A1", k=20)} == {"verbatim"}
 
 
 def test_value_and_set_formula(path):

@@ -85,7 +85,7 @@ def test_a_formula_cell_is_hidden_first(book):
 
 
 def test_error_preview_shown(book):
-    out = json.loads(run("suggest", book, "Sales!E6", "--json", "--top", "8").output)
+    out = json.loads(run("suggest", book, "Sales!E6", "--json", "--top", "10").output)
     shown = {s["formula"]: (s["value"], s["error"]) for s in out["suggestions"]}
     assert shown["=C6/B6-1"] == (None, "#DIV/0!")
     assert shown["=C6+D6"] == (0.0, None)
@@ -105,10 +105,10 @@ def test_empty_sheet_has_no_suggestion(book):
 
 
 def test_cell_without_candidates(book):
-    result = run("suggest", book, "Sales!A1")
+    result = run("suggest", book, "'My Sheet'!A1")
     assert (result.exit_code, result.output.strip()) == (
         0,
-        "no suggestion for Sales!A1 of sales.xlsx",
+        "no suggestion for 'My Sheet'!A1 of sales.xlsx",
     )
 
 

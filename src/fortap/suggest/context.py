@@ -53,6 +53,8 @@ class SheetContext:
     group_cells: list[np.ndarray]  # group index -> (n,) indices into cells
     index: dict[tuple[int, int], int]  # (row, col) -> index into cells
     header_index: dict | None = field(default=None, repr=False)  # built by the sibling source
+    text_group: np.ndarray | None = field(default=None, repr=False)  # built by `verbatim`
+    text_count: int = field(default=0, repr=False)
     _counts: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     def kind(self, row: int, col: int) -> str:
@@ -95,6 +97,7 @@ class BookContext:
     def __init__(self, book: Workbook, sheets: dict[str, SheetContext]) -> None:
         self.book = book
         self.sheets = sheets
+        self.book_index = None  # built by the book-wide copy source (`candidates.book`)
 
     @classmethod
     def from_workbook(cls, book: Workbook) -> BookContext:

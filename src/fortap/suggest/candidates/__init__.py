@@ -1,6 +1,8 @@
-"""Candidate formulas for a target cell, from four sources, each a small module.
+"""Candidate formulas for a target cell, from the sources below, each a small module.
 
 - `copy`: every formula of the target's sheet re-anchored to it (one per distinct R1C1);
+- `verbatim`: the sheet's other formulas as written (not re-anchored), one per distinct text;
+- `book`: formulas of the workbook's other sheets re-anchored to the target, one per R1C1;
 - `sibling`: the formula at the same place in other sheets of the workbook (same address,
   or same row and column labels);
 - `template`: aggregates of the numbers above/left, and differences, ratios and changes of the
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from fortap.suggest.context import BookContext, Place, Target
 
 SETTINGS = ("sheet", "new-formula", "paper")
-SOURCES = ("copy", "sibling", "template", "model")
+SOURCES = ("copy", "verbatim", "book", "sibling", "template", "model")
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Candidate:
     """One suggestion before ranking."""
 
     formula: str  # Excel A1 text with a leading "=", `$` kept as the source had them
-    source: str  # "copy" | "sibling" | "template" | "model"
+    source: str  # one of SOURCES
     reason: str  # one line a user reads: "as in B3:B9, 7 cells filled down"
     features: Mapping[str, float]  # for the ranker; never derived from the target cell's content
 
@@ -43,7 +45,7 @@ def generate(
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
     formula of the workbook is visible, so only templates (and the model) propose."""
-    from fortap.suggest.candidates import copy, sibling, template
+    from fortap.suggest.candidates import book, copy, sibling, template, verbatim
     from fortap.suggest.features import query_features, rule_positions
 
     if setting not in SETTINGS:
@@ -53,6 +55,8 @@ def generate(
     raw: list[Candidate] = []
     if setting != "paper":
         raw += copy.candidates(ctx, target, hidden)
+        raw += verbatim.candidates(ctx, target, hidden)
+        raw += book.candidates(ctx, target, hidden)
         raw += sibling.candidates(ctx, target, hidden)
     raw += template.candidates(ctx, target, hidden)
     query = query_features(ctx, target, hidden)

@@ -1,6 +1,7 @@
 """Re-anchoring: a formula copied from its cell to another, as Excel's fill or paste does it.
 
-Relative row/column parts move with the cell, `$` parts stay; the copy is printed from the
+Relative row/column parts move with the cell, `$` parts stay, in references into another
+workbook (`[1]LEM!X269`, kept by the parser as an opaque name) too; the copy is printed from the
 source's AST with `fortap.formula.printer.to_text`, so two candidates with the same meaning have
 the same text. A copy whose moved reference would leave the sheet (row < 1, column < A, or past
 XFD1048576) does not exist: Excel would write `#REF!`, and no user wants that suggestion.
@@ -10,6 +11,7 @@ empty cells), with the hidden cells (the target, a hidden block) counted as empt
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
@@ -17,7 +19,14 @@ from fortap.errors import FortapError
 from fortap.formula import Formula, parse_formula
 from fortap.formula.nodes import Address, Node, Ref, walk
 from fortap.formula.printer import to_text
-from fortap.formula.references import MAX_COLS, MAX_ROWS, ref_a1, ref_box
+from fortap.formula.references import (
+    MAX_COLS,
+    MAX_ROWS,
+    address_a1,
+    parse_address,
+    ref_a1,
+    ref_box,
+)
 
 Place = tuple[str, int, int]
 
@@ -26,10 +35,16 @@ class OffSheet(ValueError):
     """A moved reference leaves the sheet."""
 
 
+# `[1]Sheet!A1:B2` / `[1]'My Sheet'!$A$1`: the workbook and sheet, then the cells
+_EXTERNAL = re.compile(r"(\[[^\]]+\](?:'(?:[^']|'')*'|[^!'\[\]]+)!)([$A-Za-z0-9:]+)")
+
+
 def shift_ref(ref: Ref, dr: int, dc: int) -> Ref:
     """`ref` moved by (dr, dc): relative parts move, `$` parts stay; `OffSheet` past an edge."""
-    if ref.start is None or (dr == 0 and dc == 0):
+    if dr == 0 and dc == 0:
         return ref
+    if ref.start is None:
+        return _shift_external(ref, dr, dc) if ref.kind == "external" else ref
 
     def move(a: Address | None) -> Address | None:
         if a is None:
@@ -43,6 +58,17 @@ def shift_ref(ref: Ref, dr: int, dc: int) -> Ref:
         return replace(a, row=row, col=col)
 
     return replace(ref, start=move(ref.start), end=move(ref.end))
+
+
+def _shift_external(ref: Ref, dr: int, dc: int) -> Ref:
+    """An external reference (`[1]LEM!X269`, a name to the parser) with its cells moved."""
+    m = _EXTERNAL.fullmatch(ref.name or "")
+    parsed = parse_address(m[2]) if m else None
+    if m is None or parsed is None:
+        return ref
+    moved = shift_ref(Ref("area", None, parsed[0], parsed[1]), dr, dc)
+    cells = address_a1(moved.start) + ("" if moved.end is None else ":" + address_a1(moved.end))
+    return replace(ref, name=m[1] + cells)
 
 
 @dataclass(frozen=True)

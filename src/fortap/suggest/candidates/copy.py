@@ -30,7 +30,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit
     sc = ctx.sheets[target.sheet]
     if not sc.cells:
         return []
-    visible = _visible(sc, target.sheet, hidden)
+    visible = visible_mask(sc, target.sheet, hidden)
     if not visible.any():
         return []
     dist = np.abs(sc.rows - target.row) + np.abs(sc.cols - target.col)  # (N,)
@@ -60,7 +60,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit
     return out
 
 
-def _visible(sc: SheetContext, sheet: str, hidden: frozenset[Place]) -> np.ndarray:
+def visible_mask(sc: SheetContext, sheet: str, hidden: frozenset[Place]) -> np.ndarray:
     visible = np.ones(len(sc.cells), bool)
     for h_sheet, r, c in hidden:
         if h_sheet == sheet:
