@@ -1,7 +1,10 @@
 """A1 <-> 0-based coordinates, the $-aware R1C1 form, table coordinates."""
 
+import pytest
+
 from fortap.formula.nodes import Address, Ref
 from fortap.formula.references import (
+    OffSheet,
     address_r1c1,
     column_index,
     on_row_or_column,
@@ -10,6 +13,7 @@ from fortap.formula.references import (
     ref_a1,
     ref_box,
     ref_cells,
+    shift_ref,
     split_sheet,
     to_table,
 )
@@ -50,3 +54,10 @@ def test_cells_boxes_and_table_coordinates():
     assert not on_row_or_column((1, 1, 3, 3), (3, 3))  # a block
     assert to_table((5, 4), top=2, left=1, n_rows=10, n_cols=5) == (3, 3)
     assert to_table((1, 4), top=2, left=1, n_rows=10, n_cols=5) is None
+
+
+def test_shift_ref_moves_relative_parts_keeps_dollar_parts_and_stops_at_the_edge():
+    assert ref_a1(shift_ref(parse_reference("$A1:B$2"), 2, 1)) == "$A3:C$2"
+    assert ref_a1(shift_ref(parse_reference("[1]LEM!X269"), 1, 0)) == "[1]LEM!X270"
+    with pytest.raises(OffSheet):
+        shift_ref(parse_reference("A1"), -1, 0)

@@ -227,9 +227,18 @@ class OffSheet(ValueError):
     """A moved reference would leave the sheet (Excel writes `#REF!` there)."""
 
 
+# `[1]Sheet!A1:B2` / `[1]'My Sheet'!$A$1`: the workbook and sheet, then the cells
+_EXTERNAL = re.compile(r"(\[[^\]]+\](?:'(?:[^']|'')*'|[^!'\[\]]+)!)([$A-Za-z0-9:]+)")
+
+
 def shift_ref(ref: Ref, dr: int, dc: int) -> Ref:
     """`ref` copied (dr, dc) cells away, as Excel's fill and paste do: relative row/column parts
-    move, `$` parts stay; `OffSheet` when a moved part passes an edge of the sheet."""
+    move, `$` parts stay; `OffSheet` when a moved part passes an edge of the sheet. A reference
+    into another workbook (`[1]LEM!X269`, a name to the parser) moves the same way."""
+    if dr == 0 and dc == 0:
+        return ref
+    if ref.start is None:
+        return _shift_external(ref, dr, dc) if ref.kind == "external" else ref
 
     def move(a: Address | None) -> Address | None:
         if a is None:
@@ -242,6 +251,15 @@ def shift_ref(ref: Ref, dr: int, dc: int) -> Ref:
             raise OffSheet("reference leaves the sheet")
         return replace(a, row=row, col=col)
 
-    if ref.start is None or (dr == 0 and dc == 0):
-        return ref
     return replace(ref, start=move(ref.start), end=move(ref.end))
+
+
+def _shift_external(ref: Ref, dr: int, dc: int) -> Ref:
+    """An external reference with its cells moved (unchanged when its text is not understood)."""
+    m = _EXTERNAL.fullmatch(ref.name or "")
+    parsed = parse_address(m[2]) if m else None
+    if m is None or parsed is None:
+        return ref
+    moved = shift_ref(Ref("area", None, parsed[0], parsed[1]), dr, dc)
+    cells = address_a1(moved.start) + ("" if moved.end is None else ":" + address_a1(moved.end))
+    return replace(ref, name=m[1] + cells)

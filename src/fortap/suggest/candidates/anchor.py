@@ -11,64 +11,16 @@ empty cells), with the hidden cells (the target, a hidden block) counted as empt
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from fortap.errors import FortapError
 from fortap.formula import Formula, parse_formula
-from fortap.formula.nodes import Address, Node, Ref, walk
+from fortap.formula.nodes import Node, Ref, walk
 from fortap.formula.printer import to_text
-from fortap.formula.references import (
-    MAX_COLS,
-    MAX_ROWS,
-    address_a1,
-    parse_address,
-    ref_a1,
-    ref_box,
-)
+from fortap.formula.references import OffSheet, ref_a1, ref_box, shift_ref
 
 Place = tuple[str, int, int]
-
-
-class OffSheet(ValueError):
-    """A moved reference leaves the sheet."""
-
-
-# `[1]Sheet!A1:B2` / `[1]'My Sheet'!$A$1`: the workbook and sheet, then the cells
-_EXTERNAL = re.compile(r"(\[[^\]]+\](?:'(?:[^']|'')*'|[^!'\[\]]+)!)([$A-Za-z0-9:]+)")
-
-
-def shift_ref(ref: Ref, dr: int, dc: int) -> Ref:
-    """`ref` moved by (dr, dc): relative parts move, `$` parts stay; `OffSheet` past an edge."""
-    if dr == 0 and dc == 0:
-        return ref
-    if ref.start is None:
-        return _shift_external(ref, dr, dc) if ref.kind == "external" else ref
-
-    def move(a: Address | None) -> Address | None:
-        if a is None:
-            return None
-        row = a.row if a.row is None or a.abs_row else a.row + dr
-        col = a.col if a.col is None or a.abs_col else a.col + dc
-        if (row is not None and not 0 <= row < MAX_ROWS) or (
-            col is not None and not 0 <= col < MAX_COLS
-        ):
-            raise OffSheet("reference leaves the sheet")
-        return replace(a, row=row, col=col)
-
-    return replace(ref, start=move(ref.start), end=move(ref.end))
-
-
-def _shift_external(ref: Ref, dr: int, dc: int) -> Ref:
-    """An external reference (`[1]LEM!X269`, a name to the parser) with its cells moved."""
-    m = _EXTERNAL.fullmatch(ref.name or "")
-    parsed = parse_address(m[2]) if m else None
-    if m is None or parsed is None:
-        return ref
-    moved = shift_ref(Ref("area", None, parsed[0], parsed[1]), dr, dc)
-    cells = address_a1(moved.start) + ("" if moved.end is None else ":" + address_a1(moved.end))
-    return replace(ref, name=m[1] + cells)
 
 
 @dataclass(frozen=True)
