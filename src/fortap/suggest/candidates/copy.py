@@ -23,20 +23,32 @@ LIMIT = 100  # R1C1 groups copied per target, nearest first (40 -> 400 adds ~2 p
 REACH = 10  # the fill rule looks this far up/down the column and left/right along the row
 
 
+def nearest_groups(sc: SheetContext, target: Target, hidden: frozenset[Place], group, n_groups):
+    """For the sheet's visible formula cells grouped by `group` (N,) into `n_groups`: the
+    visible mask (N,), each cell's distance to `target` (N,) and each group's nearest distance
+    (n_groups,), int64 max where hidden; None when no formula cell is visible."""
+    if not sc.cells:
+        return None
+    visible = visible_mask(sc, target.sheet, hidden)  # (N,)
+    if not visible.any():
+        return None
+    far = np.iinfo(np.int64).max
+    dist = np.abs(sc.rows - target.row) + np.abs(sc.cols - target.col)  # (N,)
+    dist = np.where(visible, dist, far)
+    best = np.full(n_groups, far, np.int64)  # (n_groups,)
+    np.minimum.at(best, group, dist)
+    return visible, dist, best
+
+
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit: int = LIMIT):
     """Copy `Candidate`s for `target`, nearest group first."""
     from fortap.suggest.candidates import Candidate
 
     sc = ctx.sheets[target.sheet]
-    if not sc.cells:
+    near_groups = nearest_groups(sc, target, hidden, sc.group, len(sc.r1c1s))
+    if near_groups is None:
         return []
-    visible = visible_mask(sc, target.sheet, hidden)
-    if not visible.any():
-        return []
-    dist = np.abs(sc.rows - target.row) + np.abs(sc.cols - target.col)  # (N,)
-    dist = np.where(visible, dist, np.iinfo(np.int64).max)
-    best = np.full(len(sc.r1c1s), np.iinfo(np.int64).max, np.int64)  # (G,)
-    np.minimum.at(best, sc.group, dist)
+    visible, dist, best = near_groups
     order = np.argsort(best, kind="stable")[:limit]
     fill = fill_order(sc, target, hidden)
     spot = (target.sheet, target.row, target.col)

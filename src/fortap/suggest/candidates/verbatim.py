@@ -20,7 +20,7 @@ import numpy as np
 from fortap.formula.printer import to_text
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.anchor import land, refs_of
-from fortap.suggest.candidates.copy import land_features, visible_mask
+from fortap.suggest.candidates.copy import land_features, nearest_groups
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
 LIMIT = 40  # written texts proposed per target, nearest first
@@ -48,14 +48,11 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit
     sc = ctx.sheets[target.sheet]
     if not sc.cells:
         return []
-    visible = visible_mask(sc, target.sheet, hidden)
-    if not visible.any():
-        return []
     group, n_groups = text_groups(sc)
-    dist = np.abs(sc.rows - target.row) + np.abs(sc.cols - target.col)  # (N,)
-    dist = np.where(visible, dist, FAR)
-    best = np.full(n_groups, FAR, np.int64)  # (T,)
-    np.minimum.at(best, group, dist)
+    near_groups = nearest_groups(sc, target, hidden, group, n_groups)
+    if near_groups is None:
+        return []
+    visible, dist, best = near_groups
     size = np.bincount(group[visible], minlength=n_groups)  # (T,)
     order = np.argsort(best, kind="stable")[:limit]
     common = np.argsort(-size, kind="stable")
