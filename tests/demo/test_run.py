@@ -29,6 +29,11 @@ def test_fortap_demo_runs_end_to_end(tmp_path):
     assert len(lines) == report["totals"]["tables"] >= 12
     # steps 4-7: corpus, tiny pretraining, fine-tuning + evaluation, suggestions
     assert "formula prediction (test split)" in result.output and "suggestions for" in result.output
+    # step 8: the same cell through the suggestion engine and its shipped ranker
+    engine = result.output.split("8. fortap suggest", 1)[1]
+    assert engine.split("\n", 1)[0].strip() == "sales.xlsx 'Sales by Region'!B6"
+    top = next(line for line in engine.splitlines() if line.startswith("│ 1 "))
+    assert "=SUM(B7:B8)" in top and "613726" in top and "filled right" in top
     assert (tmp_path / "demo" / "pretrain" / "encoder").is_dir()
     formula = tmp_path / "demo" / "formula"
     metrics = json.loads((formula / "metrics.json").read_text())

@@ -75,8 +75,9 @@ def step_finetune(
     return run
 
 
-def step_suggest(run: FormulaRun, console: Console) -> None:
-    """Step 7: one held-out formula cell treated as empty: the model's top-5, the rules' top-1."""
+def step_suggest(run: FormulaRun, console: Console) -> tuple[str, str, str]:
+    """Step 7: one held-out formula cell treated as empty: the model's top-5, the rules' top-1.
+    Returns that cell's (book path, sheet, A1 cell)."""
     from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
     from fortap.tasks.formula_prediction.rule_baseline import suggest
 
@@ -111,6 +112,23 @@ def step_suggest(run: FormulaRun, console: Console) -> None:
         )
     console.print(view)
     console.print(f"   {time.perf_counter() - t0:.1f}s")
+    return meta["book"], meta["sheet"], record["cell"]
+
+
+def step_engine(book: str, sheet: str, cell: str, console: Console) -> None:
+    """Step 8: the same cell through `fortap suggest` (the shipped ranker, no training)."""
+    from fortap.suggest.cli import suggestion_table
+    from fortap.suggest.engine import Suggester
+
+    t0 = time.perf_counter()
+    console.print(
+        f"[bold]8. fortap suggest[/bold] {escape(Path(book).name)} '{escape(sheet)}'!{cell}"
+    )
+    found = Suggester.open(Path(book)).suggest(sheet, cell, k=5)
+    console.print(suggestion_table(found, f"{sheet}!{cell}"))
+    console.print(
+        f"   {time.perf_counter() - t0:.1f}s (workbook read, candidates, ranker, previews)"
+    )
 
 
 def pick_example(run: FormulaRun):

@@ -20,7 +20,13 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from fortap.console import stdout_console
-from fortap.demo.formula_steps import step_corpus, step_finetune, step_pretrain, step_suggest
+from fortap.demo.formula_steps import (
+    step_corpus,
+    step_engine,
+    step_finetune,
+    step_pretrain,
+    step_suggest,
+)
 from fortap.demo.samples import SamplesConfig, write_samples
 from fortap.ingest import run_ingest
 from fortap.ingest_report import IngestReport
@@ -84,7 +90,7 @@ def run_demo(
             run = step_finetune(
                 tables, encoder, out / "formula", cfg.finetune_steps, cfg.max_test, console
             )
-            step_suggest(run, console)
+            step_engine(*step_suggest(run, console), console)
         finally:
             torch.set_num_threads(threads)
         formula = out / "formula"
