@@ -51,3 +51,11 @@ def test_effective_books_counts_equal_books_once_each():
     assert effective_books([50, 50]) == pytest.approx(2.0)
     assert effective_books([98, 1, 1]) == pytest.approx(100**2 / (98**2 + 2))
     assert effective_books([]) == 0.0
+
+
+def test_per_book_mean_counts_each_workbook_once():
+    from fortap.evaluation.by_workbook import Tally, book_tallies, per_book_mean
+
+    tallies = book_tallies(["big", "big", "big", "big", "small"], [1, 1, 1, 0, 0])
+    assert tallies == {"big": Tally(3.0, 4.0), "small": Tally(0.0, 1.0)}
+    assert per_book_mean(tallies) == 0.375  # (3/4 + 0/1) / 2, pooled would be 0.6

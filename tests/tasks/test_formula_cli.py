@@ -59,6 +59,11 @@ def test_finetune_then_evaluate_write_their_files(tmp_path):
     assert set(metrics["systems"]) == {"model", "rules (paper)", "rules (sheet)"}
     n_test = metrics["split"]["test"]
     assert all(m["n"] == n_test for m in metrics["systems"].values())
+    assert all(0 <= m["formula_top1_per_book"] <= 1 and m["books"] == 1
+               for m in metrics["systems"].values())  # fmt: skip
+    gaps = metrics["systems"]["model"]["formula_top1_gaps"]
+    assert set(gaps) == {"rules (paper)", "rules (sheet)"}
+    assert all(g["low"] <= g["gap"] <= g["high"] for g in gaps.values())
     assert [p["share"] for p in metrics["curve"]] == [0.5, 1.0]
     records = (out / "predictions.jsonl").read_text().splitlines()
     assert len(records) == n_test and json.loads(records[0])["book"] == "d.xlsx"

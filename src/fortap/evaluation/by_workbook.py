@@ -73,6 +73,22 @@ def tallies(per_book: Mapping[str, Mapping[str, float]], name: str, metric: str 
     return out
 
 
+def book_tallies(books: Sequence[str], hits: Sequence[float]) -> dict[str, Tally]:
+    """{workbook: Tally} from aligned per-target workbook keys and hits (0/1 or expectations)."""
+    out: dict[str, Tally] = {}
+    for book, hit in zip(books, hits, strict=True):
+        old = out.get(book, Tally(0.0, 0.0))
+        out[book] = Tally(old.hits + float(hit), old.n + 1.0)
+    return out
+
+
+def per_book_mean(tallies: Mapping[str, Tally]) -> float:
+    """Accuracy averaged over workbooks: each workbook's own accuracy, then their mean, so a
+    workbook with many targets counts as much as one with few."""
+    rates = [t.hits / t.n for t in tallies.values() if t.n > 0]
+    return float(np.mean(rates)) if rates else 0.0
+
+
 def bootstrap_gap(
     model: Mapping[str, Tally],
     baseline: Mapping[str, Tally],

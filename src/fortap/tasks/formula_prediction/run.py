@@ -147,6 +147,9 @@ def compare(
     model, tables, test: list[Example], cfg: FormulaRunConfig, formulas=None
 ) -> tuple[dict[str, dict], list[dict]]:
     """The model and the rule baseline (paper and sheet settings) on the same test examples."""
+    from fortap.corpus.split import book_key
+    from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_book_mean
+    from fortap.evaluation.metrics import formula_key
     from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
     from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules
 
@@ -154,10 +157,25 @@ def compare(
         model, test, batch_size=cfg.evaluation.batch_size, decode_cfg=cfg.decoding
     )
     systems = {"model": metrics}
+    books = [book_key(ex.meta["book"]) for ex in test]
+    top1 = {"model": [bool(r["candidates"]) and r["candidates"][0]["prefix"] == r["gold"]
+                      for r in records]}  # fmt: skip
     for setting in ("paper", "sheet"):
         top_k = cfg.decoding.top_k
-        rules = evaluate_rules(tables, test, setting, top_k=top_k, formulas=formulas)
-        systems[f"rules ({setting})"] = rules[0]
+        found, golds, guesses = evaluate_rules(
+            tables, test, setting, top_k=top_k, formulas=formulas
+        )
+        systems[f"rules ({setting})"] = found
+        top1[f"rules ({setting})"] = [bool(g) and formula_key(g[0]) == formula_key(gold)
+                                      for gold, g in zip(golds, guesses, strict=True)]  # fmt: skip
+    tallies = {name: book_tallies(books, hits) for name, hits in top1.items()}
+    for name, book_hits in tallies.items():  # each workbook counted once, beside pooled
+        systems[name]["formula_top1_per_book"] = per_book_mean(book_hits)
+        systems[name]["books"] = len(book_hits)
+    systems["model"]["formula_top1_gaps"] = {  # model - rules, 95 % workbook-bootstrap interval
+        name: bootstrap_gap(tallies["model"], tallies[name])
+        for name in ("rules (paper)", "rules (sheet)")
+    }
     return systems, records
 
 
@@ -246,6 +264,11 @@ def write_outputs(
     steps, beam = cfg.training.steps, cfg.decoding.beam
     notes = [*run.notes, f"encoder: {cfg.encoder.name}; {steps} updates; beam {beam}"]
     notes.append(f"best formula top-1: {best}")
+    for name, gap in run.systems.get("model", {}).get("formula_top1_gaps", {}).items():
+        notes.append(
+            f"formula top-1, model - {name}: {gap['gap']:+.3f} "
+            f"(95 % interval over {gap['books']:.0f} workbooks: [{gap['low']:+.3f}, {gap['high']:+.3f}])"
+        )
     payload = {
         "systems": run.systems,
         "split": {k: len(v) for k, v in run.split.items()},
@@ -257,3 +280,6 @@ def write_outputs(
     write_report(out, run.systems, curve, notes)
     console.print(comparison_rich(run.systems, "formula prediction (test split)"))
     console.print(f"best formula top-1: {best}; report in {out / 'report.md'}")
+    for note in notes:
+        if note.startswith("formula top-1, model - "):
+            console.print(f"   {note}", markup=False, highlight=False)
