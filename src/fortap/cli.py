@@ -319,7 +319,7 @@ def serve(
     quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
 ) -> None:
     """Serve formula suggestions over HTTP with a web page (needs the 'serve' extra)."""
-    from fortap.suggest.serve_cli import run_serve_cli
+    from fortap.suggest.service.serve_cli import run_serve_cli
 
     run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet)
 

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
-from fortap.suggest.service import ServeConfig, create_app  # noqa: E402
+from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from tests.suggest.serve_books import (  # noqa: E402
     TOTAL_FORMULA,
     TOTAL_VALUE,

@@ -15,7 +15,7 @@ schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not i
 from fastapi.testclient import TestClient  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from fortap.suggest.service import ServeConfig, create_app  # noqa: E402
+from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from tests.suggest.serve_books import budget_bytes  # noqa: E402
 
 APP = create_app(ServeConfig(max_upload_bytes=100_000))

@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from fortap.suggest.service import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.store import StoreLimits  # noqa: E402
+from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.suggest.service.store import StoreLimits  # noqa: E402
 from tests.sheet.sheet_builders import ole_file  # noqa: E402
 from tests.suggest.serve_books import (  # noqa: E402
     TOTAL_CELL,
@@ -309,7 +309,7 @@ def test_bad_cell_and_bad_range_are_422(client, book):
 
 
 def test_window_over_the_cell_limit_is_422(client, book, monkeypatch):
-    monkeypatch.setattr("fortap.suggest.grid.MAX_WINDOW_CELLS", 20)
+    monkeypatch.setattr("fortap.suggest.service.grid.MAX_WINDOW_CELLS", 20)
     assert client.get(f"/workbooks/{book}/sheets/Budget", params={"range": "A1:D5"}).is_success
     assert _error(client.get(f"/workbooks/{book}/sheets/Budget")) == (
         422,

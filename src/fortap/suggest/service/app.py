@@ -30,10 +30,10 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from fortap.suggest import http_errors
-from fortap.suggest.http_errors import UploadLimit
-from fortap.suggest.routes import router
-from fortap.suggest.store import StoreLimits, WorkbookStore
+from fortap.suggest.service import http_errors
+from fortap.suggest.service.http_errors import UploadLimit
+from fortap.suggest.service.routes import router
+from fortap.suggest.service.store import StoreLimits, WorkbookStore
 
 WEB = Path(__file__).parent / "web"
 

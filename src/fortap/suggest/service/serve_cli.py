@@ -18,8 +18,8 @@ def run_serve_cli(
     quiet: bool,
 ) -> None:
     try:
-        from fortap.suggest.service import ServeConfig, run_serve
-        from fortap.suggest.store import StoreLimits
+        from fortap.suggest.service.app import ServeConfig, run_serve
+        from fortap.suggest.service.store import StoreLimits
     except ModuleNotFoundError as err:
         raise FortapError(
             f"fortap serve needs the [serve] extra ({err.name} is missing): "

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from fortap.errors import FortapError, SheetError
-from fortap.suggest.store import UnknownWorkbook
+from fortap.suggest.service.store import UnknownWorkbook
 
 log = logging.getLogger("fortap.serve")
 

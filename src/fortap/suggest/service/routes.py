@@ -20,10 +20,10 @@ from fastapi.responses import JSONResponse, Response
 
 from fortap.errors import FortapError, SheetError
 from fortap.sheet.screening import SUPPORTED_SUFFIXES
-from fortap.suggest.export import export_xlsx
-from fortap.suggest.grid import json_value, parse_cell_a1, parse_range, sheet_window
-from fortap.suggest.http_errors import UnknownSheet, upload_too_large
-from fortap.suggest.schemas import (
+from fortap.suggest.service.export import export_xlsx
+from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
+from fortap.suggest.service.http_errors import UnknownSheet, upload_too_large
+from fortap.suggest.service.schemas import (
     CellWrite,
     HealthOut,
     Problem,
@@ -33,8 +33,8 @@ from fortap.suggest.schemas import (
     WorkbookOut,
     WrittenOut,
 )
-from fortap.suggest.sessions import describe, open_session, renamed
-from fortap.suggest.store import OpenBook, UnknownWorkbook
+from fortap.suggest.service.sessions import describe, open_session, renamed
+from fortap.suggest.service.store import OpenBook, UnknownWorkbook
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ERRORS: dict[int | str, dict[str, Any]] = {s: {"model": Problem} for s in (400, 404, 413, 415, 422)}

@@ -13,8 +13,8 @@ from typing import Any
 
 from fortap.errors import FortapError, SheetError
 from fortap.sheet.model import Region, Sheet
-from fortap.suggest.export import not_kept
-from fortap.suggest.store import OpenBook
+from fortap.suggest.service.export import not_kept
+from fortap.suggest.service.store import OpenBook
 
 
 def open_session(
