@@ -2,7 +2,7 @@
 
 The service adds sessions, limits and serialisation, no suggestion logic: each upload is
 opened once with the engine's `Suggester` and kept in a `WorkbookStore` under a random id;
-the endpoints (`suggest/routes.py`) call into that `Suggester` under the session's lock.
+the endpoints (`routes.py` beside this one) call into that `Suggester` under the session's lock.
 This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (OpenAPI at
 `/openapi.json`; the page at `/`, its files under `/static`):
 
