@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fortap.errors import FortapError, where
+from fortap.formula.references import parse_address
 from fortap.sheet.model import Sheet, a1
 
-MAX_ROWS, MAX_COLS = 1_048_576, 16_384  # Excel's grid
 _A1 = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})")
 _USAGE = "expected A1 text such as B7, Sheet1!B7 or 'My Sheet'!B7"
 
@@ -42,17 +42,15 @@ def parse_cell(text: str, book: str | None = None) -> CellArg:
     sheet, ref = None, raw
     if "!" in raw:
         sheet, ref = _split_sheet(raw, book)
-    m = _A1.fullmatch(ref)
-    if m is None:
+    if _A1.fullmatch(ref) is None:
         raise CellError(f"malformed cell reference {text[:60]!r}: {_USAGE} ({where(book)})")
-    col = _column(m[1])
-    row = int(m[2]) - 1
-    if not (0 <= row < MAX_ROWS and 0 <= col < MAX_COLS):
+    found = parse_address(ref)  # None past row 1048576 or column XFD, or at row 0
+    if found is None:
         raise CellError(
             f"malformed cell reference {text[:60]!r}: rows run from 1 to 1048576 and "
             f"columns from A to XFD ({where(book)})"
         )
-    return CellArg(sheet, row, col)
+    return CellArg(sheet, found[0].row, found[0].col)
 
 
 def locate(arg: CellArg, sheet_option: str | None, sheets: Sequence[Sheet], book: str) -> Sheet:
@@ -101,10 +99,3 @@ def _split_sheet(raw: str, book: str | None) -> tuple[str, str]:
         if sheet and not any(ch in sheet for ch in "'[]*?/\\:"):
             return sheet, ref
     raise CellError(f"malformed cell reference {raw[:60]!r}: {_USAGE} ({where(book)})")
-
-
-def _column(letters: str) -> int:
-    col = 0
-    for ch in letters.upper():
-        col = col * 26 + ord(ch) - 64
-    return col - 1

@@ -9,17 +9,15 @@ a user reads them in A1 text.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
 from fortap.errors import FortapError
-from fortap.formula.references import column_index
+from fortap.formula.references import parse_address
 from fortap.sheet.model import Region, Sheet, a1
 
 MAX_WINDOW_CELLS = 100_000  # cells one request may ask for; the page asks for tiles of 100 x 50
-_CELL = re.compile(r"\$?([A-Za-z]{1,3})\$?([0-9]{1,7})")
 
 
 class BadRange(FortapError):
@@ -38,12 +36,10 @@ class Window:
 
 def parse_cell_a1(text: str, sheet: str) -> tuple[int, int]:
     """`B7` -> (6, 1), 0-based; `BadRange` naming the sheet for anything else."""
-    m = _CELL.fullmatch(text.strip())
-    col = column_index(m[1]) if m else None
-    row = int(m[2]) - 1 if m else -1
-    if m is None or col is None or not 0 <= row < 1_048_576:
+    found = parse_address(text.strip())
+    if found is None or found[1] is not None:  # not one cell inside Excel's grid
         raise BadRange(f"bad cell {text[:40]!r}: expected A1 text such as B7 (sheet {sheet!r})")
-    return row, col
+    return found[0].row, found[0].col
 
 
 def parse_range(text: str | None, sheet: Sheet) -> Window:
