@@ -135,6 +135,15 @@ def test_xls_upload_goes_through_libreoffice_and_downloads_as_xlsx(client, data_
         assert openpyxl.load_workbook(io.BytesIO(d.content)).sheetnames == ["Inventory"]
 
 
+def test_an_accepted_formula_that_errs_answers_its_error(client, book):
+    r = client.post(
+        f"/workbooks/{book}/cells",
+        json={"sheet": "Budget", "cell": TOTAL_CELL, "formula": "=D2/0"},
+    )
+    assert r.status_code == 200, r.text
+    assert (r.json()["value"], r.json()["error"]) == (None, "#DIV/0!")
+
+
 def test_upload_suggest_accept_download_round_trip(client, book):
     top = client.post(
         f"/workbooks/{book}/suggest", json={"sheet": "Budget", "cell": TOTAL_CELL}

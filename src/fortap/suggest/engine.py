@@ -116,10 +116,14 @@ class Suggester:
             for rank, i in enumerate(order[:k], start=1)
         ]
 
+    def current(self, sheet: str, cell: str) -> Preview:
+        """The cell as formualizer computes it now: its value, or the Excel error it gives."""
+        arg, host = self._cell(sheet, cell)
+        return self.previewer.value(host, arg.row + 1, arg.col + 1)
+
     def value(self, sheet: str, cell: str) -> str | float | bool | None:
         """The cell's value as formualizer computes it now (an Excel error as its text)."""
-        arg, host = self._cell(sheet, cell)
-        shown = self.previewer.value(host, arg.row + 1, arg.col + 1)
+        shown = self.current(sheet, cell)
         return shown.error if shown.error is not None else shown.value
 
     def set_formula(self, sheet: str, cell: str, formula: str) -> None:

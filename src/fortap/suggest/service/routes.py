@@ -114,15 +114,14 @@ def write(http: Request, book_id: str, body: CellWrite) -> dict:
     address = _address(book, body.sheet, body.cell)
     with book.lock, _named(book):
         book.suggester.set_formula(body.sheet, address, body.formula)
-        value = book.suggester.value(body.sheet, address)
+        shown = book.suggester.current(body.sheet, address)
         book.accepted[(body.sheet, address)] = body.formula
-    error = value if isinstance(value, str) and _EXCEL_ERROR.fullmatch(value) else None
     return {
         "sheet": body.sheet,
         "cell": address,
         "formula": body.formula,
-        "value": None if error else json_value(value),
-        "error": error,
+        "value": None if shown.error else json_value(shown.value),
+        "error": shown.error,
     }
 
 
@@ -158,9 +157,6 @@ def delete(http: Request, book_id: str) -> Response:
 def health(http: Request) -> dict:
     store = http.app.state.store
     return {"status": "ok", "workbooks": len(store), "bytes": store.total_bytes()}
-
-
-_EXCEL_ERROR = re.compile(r"#N/A|#[A-Z0-9/_]+[!?]")  # #DIV/0!, #NAME?, #CIRC!, ...
 
 
 def _suffix(filename: str | None) -> str:
