@@ -1,8 +1,9 @@
 """Which workbooks a ranker trains and is evaluated on, and which of their cells are targets.
 
 - Files: every .xlsx/.xlsm/.xls/.ods under the given paths, each workbook once: files sharing a
-  `fortap.corpus.split.book_key` (an EUSES book as .xlsx and as .xls) keep one copy, a native
-  file before a converted one, then the shortest path.
+  `fortap.corpus.split.book_key` (an EUSES book as .xlsx and as .xls) keep one copy, chosen as
+  the corpus chooses (`canonical_books`: a native file before a converted one, then the
+  shortest path).
 - Side: the formula-prediction split by `book_key` (`split_of` with the default
   `SplitConfig`), except that the three related 2050-Calculator models (`model`, `model2`,
   `rangearrayformulaesa`) all take the side of `model`.
@@ -15,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from fortap.corpus.split import SplitConfig, book_key, split_of
+from fortap.corpus.split import SplitConfig, book_key, canonical_books, split_of
 from fortap.formula.occurrences import first_occurrences
 from fortap.suggest.context import BookContext, Target
 
 SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods")
-NATIVE = (".xlsx", ".xlsm")
 LINKED = ("model", "model2", "rangearrayformulaesa")  # one model in three versions
 
 
@@ -32,17 +32,8 @@ def workbook_files(paths: Iterable[str | Path]) -> list[Path]:
             found += [f for f in sorted(p.rglob("*")) if f.suffix.lower() in SUFFIXES]
         elif p.suffix.lower() in SUFFIXES:
             found.append(p)
-    best: dict[str, Path] = {}
-    for f in found:
-        key = book_key(str(f))
-        old = best.get(key)
-        if old is None or _preference(f) < _preference(old):
-            best[key] = f
-    return sorted(best.values())
-
-
-def _preference(f: Path) -> tuple:
-    return (f.suffix.lower() not in NATIVE, len(str(f)), str(f))
+    canonical = canonical_books(str(f) for f in found)  # the corpus's rule, by key alone
+    return sorted(Path(path) for path, kept in canonical.items() if path == kept)
 
 
 def side_of(path: str | Path, cfg: SplitConfig | None = None) -> str:
