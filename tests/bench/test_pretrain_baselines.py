@@ -1,11 +1,11 @@
-"""The baselines of `bench/pretrain.py` (`bench/pretrain_baselines.py`) on literal formula
+"""The baselines of `bench/pretrain.py` (`bench/helpers/pretrain_baselines.py`) on literal formula
 samples and on the tiny real corpus: hand-counted accuracies, and per-workbook tallies that add
 up to the whole-dev numbers."""
 
 from __future__ import annotations
 
 import pytest
-from bench.pretrain_baselines import (
+from bench.helpers.pretrain_baselines import (
     baseline_tallies,
     formula_mlm_baseline,
     gap_rows,
