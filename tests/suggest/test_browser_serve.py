@@ -86,8 +86,9 @@ def test_click_total_see_suggestion_accept_with_tab_download(page, tmp_path):
     book = tmp_path / "budget.xlsx"
     book.write_bytes(budget_bytes())
     _upload(page, book)
-    assert page.inner_text('.c[data-a1="A7"]') == "Total"
-    assert "f" in page.get_attribute('.c[data-a1="B7"]', "class").split()  # a formula cell
+    # the grid is drawn at once and filled when its first tile of cells arrives
+    assert page.wait_for_selector('.c[data-a1="A7"]:has-text("Total")').inner_text() == "Total"
+    page.wait_for_selector('.c.f[data-a1="B7"]')  # a formula cell
 
     page.click('.c[data-a1="D7"]')
     top = page.wait_for_selector("#sg-list li.sugg.hi")
