@@ -51,3 +51,16 @@ def test_a_hidden_cell_ends_the_run():
     cands = candidates(ctx, Target("S", 3, 1), hidden)
     assert cands[0].formula == "=SUM(B3)"
     assert cands[0].reason == "SUM of the number above"
+
+
+def test_block_sum_over_spaced_rows_stops_at_text_or_a_formula():
+    ctx = BookContext.from_workbook(book(sheet("S", {
+        "A1": "Health", "B2": 4, "B4": 6, "B5": 1, "A7": "Total", "A8": "x",
+        "B9": 2, "B11": 3, "B12": "=SUM(B9:B11)", "B14": 5,
+    })))  # fmt: skip
+    cands = [c for c in candidates(ctx, Target("S", 6, 1), frozenset()) if "across" in c.reason]
+    assert [c.formula for c in cands] == ["=SUM(B2:B6)", "=SUM(B2:B5)"]  # to B6, or to B5
+    assert cands[0].reason == "SUM of the 3 numbers above, across empty cells"
+    assert cands[0].features["header_agrees"] == 1.0
+    # below the subtotal in B12 the block is B14 alone: nothing beyond the contiguous run
+    assert not [c for c in candidates(ctx, Target("S", 14, 1), frozenset()) if "across" in c.reason]

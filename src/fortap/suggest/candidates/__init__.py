@@ -2,6 +2,8 @@
 
 - `copy`: every formula of the target's sheet re-anchored to it (one per distinct R1C1);
 - `verbatim`: the sheet's other formulas as written (not re-anchored), one per distinct text;
+- `keyed`: a neighbour in the target's column (row) whose text constants hold its row's
+  (column's) label, copied with the target's label in their place;
 - `book`: formulas of the workbook's other sheets re-anchored to the target, one per R1C1;
 - `sibling`: the formula at the same place in other sheets of the workbook (same address,
   or same row and column labels);
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from fortap.suggest.context import BookContext, Place, Target
 
 SETTINGS = ("sheet", "new-formula", "paper")
-SOURCES = ("copy", "verbatim", "book", "sibling", "template", "model")
+SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "model")
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ def generate(
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
     formula of the workbook is visible, so only templates (and the model) propose."""
-    from fortap.suggest.candidates import book, copy, sibling, template, verbatim
+    from fortap.suggest.candidates import book, copy, keyed, sibling, template, verbatim
     from fortap.suggest.features import query_features, rule_positions
 
     if setting not in SETTINGS:
@@ -56,6 +58,7 @@ def generate(
     if setting != "paper":
         raw += copy.candidates(ctx, target, hidden)
         raw += verbatim.candidates(ctx, target, hidden)
+        raw += keyed.candidates(ctx, target, hidden)
         raw += book.candidates(ctx, target, hidden)
         raw += sibling.candidates(ctx, target, hidden)
     raw += template.candidates(ctx, target, hidden)

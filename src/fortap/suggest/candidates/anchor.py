@@ -34,7 +34,12 @@ class Copy:
 def reanchor(formula: Formula, dst: tuple[int, int]) -> Copy | None:
     """`formula` (parsed at its own cell) copied to `dst`; None when a reference leaves the sheet."""
     assert formula.cell is not None
-    dr, dc = dst[0] - formula.cell[0], dst[1] - formula.cell[1]
+    return reanchor_ast(formula.ast, formula.cell, dst)
+
+
+def reanchor_ast(ast: Node, src: tuple[int, int], dst: tuple[int, int]) -> Copy | None:
+    """A formula tree written at cell `src`, copied to `dst` (see `reanchor`)."""
+    dr, dc = dst[0] - src[0], dst[1] - src[1]
     refs: list[Ref] = []
 
     def text_of(ref: Ref) -> str:
@@ -43,7 +48,7 @@ def reanchor(formula: Formula, dst: tuple[int, int]) -> Copy | None:
         return ref_a1(moved)
 
     try:
-        text = to_text(formula.ast, text_of)
+        text = to_text(ast, text_of)
     except OffSheet:
         return None
     return Copy(text, tuple(refs))

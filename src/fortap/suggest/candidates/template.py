@@ -3,6 +3,9 @@
 - aggregates (SUM, AVERAGE, MIN, MAX, COUNT) over the contiguous run of numbers directly above
   and directly left of the target (Excel's AutoSum is the SUM one; it takes the run above when
   the cell above holds a number, else the run left);
+- the SUM of a block above or left that empty rows (columns) break up: from the first number
+  after the nearest text, formula or other value back to the cell next to the target (`block`)
+  or to the last number (`block_last`), as a section total over spaced-out rows is written;
 - pairs of the two nearest numbers to the left (`a`, `b` with `b` adjacent) and above:
   `b-a`, `a-b`, `a+b`, `a*b`, `b/a`, `a/b`, `(b-a)/a` and `b/a-1`.
 
@@ -33,7 +36,8 @@ PAIRS = {
     "pct": ("=({b}-{a})/{a}", {"percent", "growth", "change"}),
     "pct1": ("={b}/{a}-1", {"percent", "growth", "change"}),
 }
-KINDS = {name: i for i, name in enumerate(AGGREGATES + tuple(PAIRS))}
+BLOCKS = ("block", "block_last")
+KINDS = {name: i for i, name in enumerate(AGGREGATES + tuple(PAIRS) + BLOCKS)}
 MAX_RUN = 2000
 
 
@@ -67,6 +71,16 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
                 else f"{name} of the number {side}"
             )
             out.append(Candidate(f"={name}({area})", "template", what, feats))
+    for side, line in (("above", [(i, c) for i in range(r - 1, max(r - MAX_RUN, 0) - 1, -1)]),
+                       ("left", [(r, j) for j in range(c - 1, max(c - MAX_RUN, 0) - 1, -1)])):  # fmt: skip
+        numbers = _block(sc, target, hidden, line)
+        if len(numbers) < 2 or numbers[-1] == line[len(numbers) - 1]:
+            continue  # fewer than two numbers, or no gap: the contiguous run says it already
+        agrees = "total" in words
+        for name, end in (("block", line[0]), ("block_last", numbers[0])):
+            feats = _features(name, side, len(numbers), agrees)
+            what = f"SUM of the {len(numbers)} numbers {side}, across empty cells"
+            out.append(Candidate(f"=SUM({a1(*numbers[-1])}:{a1(*end)})", "template", what, feats))
     for side, (a, b) in (("left", ((r, c - 2), (r, c - 1))), ("above", ((r - 2, c), (r - 1, c)))):
         if not (number(a) and number(b)):
             continue
@@ -75,6 +89,22 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             formula = text.format(a=a1(*a), b=a1(*b))
             out.append(Candidate(formula, "template", f"{name} of the two cells {side}", feats))
     return out
+
+
+def _block(sc, target: Target, hidden, spots: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The number cells met walking `spots` outward, over empty cells, until a cell that is
+    neither (text, a date, a formula): nearest first."""
+    found = []
+    for at in spots:
+        seen = (target.sheet, *at) not in hidden
+        if seen and at in sc.index:
+            break  # a formula (a previous subtotal) closes the block
+        kind = sc.kind(*at) if seen else "empty"
+        if kind == "number":
+            found.append(at)
+        elif kind != "empty":
+            break
+    return found
 
 
 def _run(number, spots: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -1,0 +1,153 @@
+"""Keyed candidates: a neighbour's formula whose text constants name its row's (or column's)
+label, copied with the target's label in their place.
+
+Some blocks differ from cell to cell only in a text constant taken from the row's label:
+`=SUMIF(A:A,"North",C:C)` in the North row and `=SUMIF(A:A,"South",C:C)` in the South row, or a
+data feed `=DDE("srv","topic","abc.LAST")` per ticker in column A. Re-anchoring cannot write
+those, since each cell's R1C1 text is new. For the `LIMIT` nearest visible formula cells with a
+text constant in the target's column (keyed by row labels) and in its row (keyed by column
+labels): a text cell (2+ characters) of the source's row (column) whose text occurs in a
+constant, case-insensitively, is a key, the longest first; the target's row (column) must hold
+other text at the key's column (row), and that text replaces every occurrence, written in the
+occurrence's case (upper, lower or as the label). References move as in `copy`. One candidate
+per distinct text; features: distance, axis, how many constants changed, what the references
+land on. Hidden cells are never read as labels.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from fortap.formula.nodes import Array, Const, Func, Node, Op, walk
+from fortap.sheet.model import a1
+from fortap.suggest.candidates.anchor import land, reanchor_ast
+from fortap.suggest.candidates.copy import land_features, visible_mask
+from fortap.suggest.context import BookContext, Place, SheetContext, Target
+
+LIMIT = 6  # nearest keyed formula cells tried per axis
+MIN_KEY = 2  # shortest label text used as a key
+MAX_LABELS = 64  # text cells of one row / column tried as keys
+
+
+def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
+    """Keyed `Candidate`s for `target`, nearest source first."""
+    from fortap.suggest.candidates import Candidate
+
+    sc = ctx.sheets[target.sheet]
+    keyed = _keyed_cells(sc)
+    if not len(keyed):
+        return []
+    visible = visible_mask(sc, target.sheet, hidden)[keyed]  # (K,)
+    rows, cols = sc.rows[keyed], sc.cols[keyed]
+    by_row, by_col = _labels(sc)
+    spot = (target.sheet, target.row, target.col)
+    out, seen = [], set()
+    for axis, same, offset in (("row", cols == target.col, np.abs(rows - target.row)),
+                               ("col", rows == target.row, np.abs(cols - target.col))):  # fmt: skip
+        pick = np.flatnonzero(same & visible)  # (n,)
+        pick = pick[np.argsort(offset[pick], kind="stable")][:LIMIT]
+        for rank, k in enumerate(pick):
+            i = int(keyed[k])
+            src = sc.cells[i]
+            if axis == "row":
+                keys = by_row.get(src[0], ())
+                mine = lambda at: (target.row, at)  # noqa: E731 - the label of the target's row
+            else:
+                keys = by_col.get(src[1], ())
+                mine = lambda at: (at, target.col)  # noqa: E731
+            swap = {}
+            for at, key in keys:
+                dst = mine(at)
+                if (target.sheet, *dst) in hidden or sc.kind(*dst) != "text":
+                    continue
+                new = sc.sheet.cell(*dst).text.strip()
+                if len(new) >= MIN_KEY and new.lower() != key.lower():
+                    swap[key] = new
+            ast, changed = _rekey(sc.formulas[i].ast, swap)
+            if not changed:
+                continue
+            copy = reanchor_ast(ast, src, (target.row, target.col))
+            if copy is None or copy.text.upper() in seen:
+                continue
+            seen.add(copy.text.upper())
+            feats = {
+                "keyed_dist": float(offset[k]),
+                "keyed_by_row": float(axis == "row"),
+                "keyed_rank": float(rank),
+                "keyed_changed": float(changed),
+                **land_features(land(ctx, target.sheet, copy.refs, spot, hidden)),
+            }
+            reason = f"as in {a1(*src)}, with this {'row' if axis == 'row' else 'column'}'s label"
+            out.append(Candidate(copy.text, "keyed", reason, feats))
+    return out
+
+
+def _keyed_cells(sc: SheetContext) -> np.ndarray:
+    """Indices of the sheet's formula cells holding a text constant; built once."""
+    if sc.keyed_cells is None:
+        sc.keyed_cells = np.array(
+            [i for i, f in enumerate(sc.formulas) if any(_is_text(n) for n in walk(f.ast))],
+            np.int64,
+        )  # (K,)
+    return sc.keyed_cells
+
+
+def _labels(sc: SheetContext) -> tuple[dict, dict]:
+    """Text cells usable as keys: row -> [(col, text)], col -> [(row, text)], longest first."""
+    if sc.label_index is None:
+        by_row: dict[int, list] = {}
+        by_col: dict[int, list] = {}
+        for (r, c), cell in sc.sheet.cells.items():
+            text = cell.text.strip() if cell.kind == "text" and cell.formula is None else ""
+            if len(text) >= MIN_KEY:
+                by_row.setdefault(r, []).append((c, text))
+                by_col.setdefault(c, []).append((r, text))
+        for index in (by_row, by_col):
+            for at, keys in index.items():
+                index[at] = sorted(keys, key=lambda k: -len(k[1]))[:MAX_LABELS]
+        sc.label_index = (by_row, by_col)
+    return sc.label_index
+
+
+def _is_text(node: Node) -> bool:
+    return isinstance(node, Const) and node.kind == "str" and len(str(node.value)) >= MIN_KEY
+
+
+def _rekey(node: Node, swap: dict[str, str]) -> tuple[Node, int]:
+    """`node` with every text constant that holds a key rewritten; (tree, constants changed)."""
+    if not swap:
+        return node, 0
+    if _is_text(node):
+        text = str(node.value)
+        for key, new in swap.items():  # longest key first (see `_labels`)
+            found = re.search(re.escape(key), text, re.IGNORECASE)
+            if found:
+                out = re.sub(re.escape(key), lambda m: _cased(m.group(0), key, new), text,
+                             flags=re.IGNORECASE)  # fmt: skip
+                return Const("str", out), 1
+        return node, 0
+    if isinstance(node, Op | Func):
+        parts = [_rekey(a, swap) for a in node.args]
+        n = sum(k for _, k in parts)
+        if not n:
+            return node, 0
+        args = tuple(a for a, _ in parts)
+        return (Op(node.op, args) if isinstance(node, Op) else Func(node.name, args)), n
+    if isinstance(node, Array):
+        rows = [[_rekey(a, swap) for a in row] for row in node.rows]
+        n = sum(k for row in rows for _, k in row)
+        return (Array(tuple(tuple(a for a, _ in row) for row in rows)) if n else node), n
+    return node, 0
+
+
+def _cased(found: str, key: str, new: str) -> str:
+    """`new` in the case the constant wrote the key: upper, lower, or as the label is."""
+    if found == key:
+        return new
+    if found.isupper():
+        return new.upper()
+    if found.islower():
+        return new.lower()
+    return new
