@@ -30,11 +30,22 @@ so the bench counts them (must be 0) and how many workbooks the hashed split wou
 elsewhere.
 
 Columns: formula / sketch accuracy top-1 and top-5, range accuracy (formulas whose top-1 sketch
-is right and all references too) and reference accuracy (slots), formula top-1 over the
-no-pretraining row of the same setting, training seconds, samples/s, evaluation seconds.
+is right and all references too) and reference accuracy (slots), formula and sketch top-1
+averaged per workbook, formula top-1 over the no-pretraining row of the same setting, training
+seconds, samples/s, evaluation seconds. A second table gives every row's formula, sketch and
+range top-1 and top-5 pooled and averaged per workbook, each with its 95 % workbook-bootstrap
+interval (`fortap.tasks.formula_prediction.workbooks`).
+
 Targets record the paper's hypothesis (ForTaP > TUTA > no pretraining; ForTaP > rules) as
 measured comparisons of formula top-1, and each neural system's sketch top-1 against the
-sketch prior's, for both settings; they are not assertions.
+sketch prior's, for both settings; and the acceptance gaps of the transfer issue for the best
+neural row (highest pooled formula top-1): its sketch top-1 minus the sketch prior's (same
+training set) >= 10 points and its formula top-1 minus AutoSum's >= 5 points, each pooled and
+averaged per workbook, "met" only when the gap reaches the target and its 95 % interval's low
+end is above 0. None is an assertion.
+
+`--runs DIR` keeps each fine-tuning run folder (`DIR/<system>-<setting>`, with the decoded dev
+checks and the dev baselines) for `bench/fp_curves.py`; without it they are temporary.
 """
 
 from __future__ import annotations
@@ -56,16 +67,21 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table as RichTable  # noqa: E402
 
 from fortap.corpus.split import SplitConfig, book_key, split_of  # noqa: E402
+from fortap.evaluation.metrics import formula_metrics  # noqa: E402
 from fortap.tasks.formula_prediction.config import FormulaRunConfig  # noqa: E402
-from fortap.tasks.formula_prediction.evaluate import (  # noqa: E402
-    evaluate_formula_prediction,
-    evaluate_sketch_prior,
-)
+from fortap.tasks.formula_prediction.evaluate import gold_of, predict, sketch_prior  # noqa: E402
 from fortap.tasks.formula_prediction.examples import TRAIN_SETTINGS, low_resource  # noqa: E402
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction  # noqa: E402
 from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules  # noqa: E402
 from fortap.tasks.formula_prediction.run import load_split, start_encoder  # noqa: E402
 from fortap.tasks.formula_prediction.split import corpus_sides, leaked_books  # noqa: E402
+from fortap.tasks.formula_prediction.workbooks import (  # noqa: E402
+    books_of,
+    hit_tallies,
+    metric_gap,
+    metric_names,
+    workbook_metrics,
+)
 from fortap.tasks.run_config import config_dict, load_run_config  # noqa: E402
 
 TABLES = "/tmp/fortap_corpus/tables/tables.jsonl"
@@ -74,11 +90,13 @@ BASELINE = "no pretraining (MiniLM)"
 PRIOR = "sketch prior (no input)"
 NEURAL = ((BASELINE, "minilm"), ("TUTA", "tuta"), ("ForTaP", "fortap"))
 SETTINGS = {"full": "full", "20%": "low_resource"}  # shown name -> TRAIN_SETTINGS name
-RULES = {"rules (paper: AutoSum)": "paper", "rules (sheet: fill)": "sheet"}
+AUTOSUM = "rules (paper: AutoSum)"
+RULES = {AUTOSUM: "paper", "rules (sheet: fill)": "sheet"}
 CALIBRATION_STEPS = 8
 WIDTH = 170  # console columns the comparison needs
 METRICS = ("formula_top1", "formula_top5", "sketch_top1", "sketch_top5", "range_acc",
            "reference_acc")  # fmt: skip
+GAP_GOALS = ((PRIOR, "sketch_top1", 0.10), (AUTOSUM, "formula_top1", 0.05))  # baseline, metric, gap
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -99,6 +117,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--set", action="append", default=[], help="dotted config override")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--json", help="write results and targets here")
+    p.add_argument("--runs", help="keep each fine-tuning run folder under this folder")
     return p.parse_args(argv)
 
 
@@ -130,10 +149,14 @@ def with_encoder(cfg: FormulaRunConfig, name: str, checkpoint: str | None) -> Fo
         cfg.encoder, name=name, checkpoint=checkpoint or ""))  # fmt: skip
 
 
-def fine_tune(part, dev, encoder, cfg: FormulaRunConfig):
-    """One fine-tuning run through the shared loop in a fresh temporary run folder."""
+def fine_tune(part, dev, encoder, cfg: FormulaRunConfig, folder: Path | None = None, loaded=None):
+    """One fine-tuning run through the shared loop, not resumed, in `folder` (a folder used
+    before gets its metrics lines appended; fp_curves reads the last of each step) or a fresh
+    temporary folder; `loaded` (tables, parsed formulas) adds the rules to the dev baselines."""
+    extra = {"tables": loaded.tables, "formulas": loaded.formulas} if loaded else {}
     with tempfile.TemporaryDirectory() as tmp:
-        return finetune_formula_prediction(part, dev, encoder, cfg, tmp, resume=False)[0]
+        where = tmp if folder is None else folder
+        return finetune_formula_prediction(part, dev, encoder, cfg, where, resume=False, **extra)[0]
 
 
 def calibrate(train, dev, cfg: FormulaRunConfig, vocab: int) -> float:
@@ -154,28 +177,55 @@ def calibrate(train, dev, cfg: FormulaRunConfig, vocab: int) -> float:
     return max(seconds(1 + CALIBRATION_STEPS) - seconds(1), 1e-3) / CALIBRATION_STEPS
 
 
-def run_system(encoder, checkpoint, part, dev, test, cfg, vocab) -> tuple[dict, dict]:
-    """Fine-tune one system on `part`, evaluate on `test`: (metrics, timings). Training time
-    counts the updates and the two dev-loss checks, not loading the encoder."""
+def run_system(encoder, checkpoint, part, dev, test, cfg, loaded, folder=None):
+    """Fine-tune one system on `part`, evaluate on `test`: (metrics, per-workbook tallies,
+    timings). Training time counts the updates and the dev checks, not loading the encoder."""
     run = with_encoder(cfg, encoder, checkpoint)
-    start_model = start_encoder(run, vocab)
+    start_model = start_encoder(run, loaded.tokenizer.vocab_size)
     start = time.perf_counter()
-    model = fine_tune(part, dev, start_model, run)
+    model = fine_tune(part, dev, start_model, run, folder, loaded)
     trained = time.perf_counter()
-    metrics, _ = evaluate_formula_prediction(
-        model, test, batch_size=cfg.evaluation.batch_size, decode_cfg=cfg.decoding
-    )
+    golds, guesses, _ = predict(model, test, cfg.evaluation.batch_size, cfg.decoding)
     done = time.perf_counter()
     seconds, t = trained - start, cfg.training
     timing = {"train_seconds": seconds, "eval_seconds": done - trained,
               "samples_per_s": t.steps * t.batch_size * t.grad_accum / seconds}  # fmt: skip
-    return metrics, timing
+    k = cfg.decoding.top_k
+    return (
+        formula_metrics(golds, guesses, k),
+        hit_tallies(books_of(test), golds, guesses, k),
+        timing,
+    )
 
 
-def row(system: str, setting: str, n_train: int | None, metrics: dict, timing: dict) -> dict:
+def row(system, setting, n_train, metrics: dict, tallies: dict, timing: dict) -> dict:
     out = {"system": system, "setting": setting, "n_train": n_train, "n_test": metrics["n"]}
     out |= {k: metrics.get(k) for k in METRICS} | timing
+    out["by_workbook"] = workbook_metrics(tallies)
+    for key in ("formula_top1", "sketch_top1"):
+        out[f"{key}_per_book"] = out["by_workbook"][key]["per_book"]
     out["errors"] = metrics.get("errors")
+    return out
+
+
+def gap_targets(rows: list[dict], tallies: dict) -> list[dict]:
+    """The acceptance gaps of the best neural row (module doc), measured: pooled and per
+    workbook, each with its 95 % workbook-bootstrap interval; met only when the gap reaches
+    the target and the interval's low end is above 0."""
+    neural = [r for r in rows if r["system"] in dict(NEURAL)]
+    if not neural:
+        return []
+    best = max(neural, key=lambda r: r["formula_top1"])
+    mine = (best["system"], best["setting"])
+    out = []
+    for base, metric, target in GAP_GOALS:
+        other = (base, best["setting"] if base == PRIOR else "-")
+        for mode, gap in metric_gap(tallies[mine], tallies[other], metric).items():
+            name = (f"best model ({mine[0]}, {mine[1]}) - {base}: {metric} gap >= {target:.2f} "
+                    f"({'pooled' if mode == 'pooled' else 'per-workbook mean'}, 95 % low > 0)")  # fmt: skip
+            met = gap["gap"] >= target and gap["low"] > 0
+            out.append({"name": name, "value": gap["gap"], "target": target, "low": gap["low"],
+                        "high": gap["high"], "books": gap["books"], "met": bool(met)})  # fmt: skip
     return out
 
 
@@ -191,7 +241,7 @@ def targets(rows: list[dict]) -> list[dict]:
     """The paper's ordering as measured comparisons of formula top-1 (not assertions)."""
     top1 = {(r["system"], r["setting"]): r["formula_top1"] for r in rows}
     sketch = {(r["system"], r["setting"]): r["sketch_top1"] for r in rows}
-    rules = top1.get(("rules (paper: AutoSum)", "-"))
+    rules = top1.get((AUTOSUM, "-"))
     pairs = (("ForTaP", "TUTA"), ("TUTA", BASELINE), ("ForTaP", BASELINE))
     out = []
     for setting in SETTINGS:
@@ -215,7 +265,8 @@ def targets(rows: list[dict]) -> list[dict]:
 def render(rows: list[dict], title: str) -> RichTable:
     view = RichTable(title=title, title_justify="left")
     heads = ("system", "setting", "train n", "formula@1", "formula@5", "sketch@1", "sketch@5",
-             "range", "refs", "@1 / no-pretr", "train s", "samples/s", "eval s")  # fmt: skip
+             "range", "refs", "f@1/book", "s@1/book", "@1 / no-pretr", "train s", "samples/s",
+             "eval s")  # fmt: skip
     for i, head in enumerate(heads):
         view.add_column(head, justify="left" if i < 2 else "right", no_wrap=i == 0)
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"  # noqa: E731
@@ -224,10 +275,32 @@ def render(rows: list[dict], title: str) -> RichTable:
         ratio = r.get("ratio_vs_no_pretraining")
         view.add_row(
             r["system"], r["setting"], num(r["n_train"], "d"), *(pct(r[k]) for k in METRICS),
+            pct(r["formula_top1_per_book"]), pct(r["sketch_top1_per_book"]),
             num(ratio, ".2f"), num(r.get("train_seconds"), ".0f"),
             num(r.get("samples_per_s"), ".1f"), num(r.get("eval_seconds"), ".0f"),
         )  # fmt: skip
     return view
+
+
+def render_by_workbook(rows: list[dict], names: tuple[str, ...]) -> RichTable:
+    """Every row's metrics pooled and averaged per workbook, with 95 % intervals."""
+    books = int(next(iter(rows[0]["by_workbook"].values()))["books"]) if rows else 0
+    view = RichTable(title=f"pooled / per-workbook mean [95 % interval over {books} test "
+                     "workbooks]", title_justify="left")  # fmt: skip
+    view.add_column("system", no_wrap=True)
+    view.add_column("setting")
+    for name in names:
+        view.add_column(name.replace("_top", "@"), justify="right")
+    for r in rows:
+        cells = [f"{_interval(r['by_workbook'][n], 'pooled')}\n"
+                 f"{_interval(r['by_workbook'][n], 'per_book')}" for n in names]  # fmt: skip
+        view.add_row(r["system"], r["setting"], *cells)
+    return view
+
+
+def _interval(m: dict, value: str) -> str:
+    """`12.3 [8.1, 16.0]`: a value of `workbook_metrics` in points, with its interval."""
+    return f"{100 * m[value]:.1f} [{100 * m[value + '_low']:.1f}, {100 * m[value + '_high']:.1f}]"
 
 
 def main(argv=None) -> None:
@@ -262,15 +335,21 @@ def main(argv=None) -> None:
         msg = f"--minutes {args.minutes}: {per_update:.2f} s/update calibrated -> {steps} updates"
         console.print(msg)
         notes.append(msg)
-    rows = []
+    rows, tallies, books, k = [], {}, books_of(test), cfg.decoding.top_k
+    golds = [gold_of(ex) for ex in test]
     for name, setting in RULES.items():
         t0 = time.perf_counter()
-        metrics = evaluate_rules(tables, test, setting=setting, formulas=loaded.formulas)[0]
+        metrics, _, guesses = evaluate_rules(
+            tables, test, setting, top_k=k, formulas=loaded.formulas
+        )
         timing = {"eval_seconds": time.perf_counter() - t0}
-        rows.append(row(name, "-", None, metrics, timing))
+        tallies[name, "-"] = hit_tallies(books, golds, guesses, k)
+        rows.append(row(name, "-", None, metrics, tallies[name, "-"], timing))
     for setting, part in parts.items():
-        metrics = evaluate_sketch_prior(part, test, top_k=5)
-        rows.append(row(PRIOR, setting, len(part), metrics, {}))
+        guesses = [sketch_prior(part, k)] * len(test)
+        tallies[PRIOR, setting] = hit_tallies(books, golds, guesses, k)
+        metrics = formula_metrics(golds, guesses, k)
+        rows.append(row(PRIOR, setting, len(part), metrics, tallies[PRIOR, setting], {}))
     folders = {"minilm": None, "tuta": args.tuta, "fortap": args.fortap}
     for name, encoder in NEURAL:
         if encoder != "minilm" and not folders[encoder]:
@@ -279,10 +358,11 @@ def main(argv=None) -> None:
             notes.append(msg)
             continue
         for setting, part in parts.items():
-            metrics, timing = run_system(
-                encoder, folders[encoder], part, dev, test, cfg, loaded.tokenizer.vocab_size
+            folder = Path(args.runs) / f"{encoder}-{setting.rstrip('%')}" if args.runs else None
+            metrics, tallies[name, setting], timing = run_system(
+                encoder, folders[encoder], part, dev, test, cfg, loaded, folder
             )
-            rows.append(row(name, setting, len(part), metrics, timing))
+            rows.append(row(name, setting, len(part), metrics, tallies[name, setting], timing))
             console.print(f"{name} ({setting}, {len(part)} train): formula top-1 "
                           f"{metrics['formula_top1']:.3f}, train {timing['train_seconds']:.0f} s, "
                           f"eval {timing['eval_seconds']:.0f} s")  # fmt: skip
@@ -293,10 +373,12 @@ def main(argv=None) -> None:
              f"{cfg.decoding.beam}; decoder {cfg.decoder.layers} layers x {cfg.decoder.heads} "
              "heads")  # fmt: skip
     console.print(render(rows, title))
-    goals = targets(rows)
+    console.print(render_by_workbook(rows, metric_names(k)))
+    goals = targets(rows) + gap_targets(rows, tallies)
     for t in goals:
+        interval = f" [{t['low']:+.3f}, {t['high']:+.3f}]" if "low" in t else ""
         console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: "
-                      f"{t['value']:.3f} vs {t['target']:.3f}")  # fmt: skip
+                      f"{t['value']:.3f}{interval} vs {t['target']:.3f}")  # fmt: skip
     console.print(f"total {time.perf_counter() - start:.0f} s")
     if args.json:
         payload = {"results": rows, "targets": goals, "split_check": check, "notes": notes,

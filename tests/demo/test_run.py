@@ -37,7 +37,7 @@ def test_fortap_demo_runs_end_to_end(tmp_path):
     assert (tmp_path / "demo" / "pretrain" / "encoder").is_dir()
     formula = tmp_path / "demo" / "formula"
     metrics = json.loads((formula / "metrics.json").read_text())
-    assert set(metrics["systems"]) == {"model", "rules (paper)", "rules (sheet)"}
+    assert set(metrics["systems"]) == {"model", "rules (paper)", "rules (sheet)", "sketch prior"}
     assert metrics["split"]["train"] > 0 and metrics["split"]["test"] > 0
     assert (formula / "report.md").is_file() and (
         formula / "accuracy_by_sketch_length.png"

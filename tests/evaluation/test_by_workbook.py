@@ -59,3 +59,38 @@ def test_per_book_mean_counts_each_workbook_once():
     tallies = book_tallies(["big", "big", "big", "big", "small"], [1, 1, 1, 0, 0])
     assert tallies == {"big": Tally(3.0, 4.0), "small": Tally(0.0, 1.0)}
     assert per_book_mean(tallies) == 0.375  # (3/4 + 0/1) / 2, pooled would be 0.6
+
+
+def test_conditional_tallies_count_only_targets_their_condition_holds_for():
+    from fortap.evaluation.by_workbook import book_tallies
+
+    # range top-1: formula right among targets whose sketch is right; "c" has none
+    books, formula, sketch = ["a", "a", "a", "b", "c"], [1, 0, 0, 1, 0], [1, 1, 0, 1, 0]
+    assert book_tallies(books, formula, counts=sketch) == {
+        "a": Tally(1.0, 2.0),
+        "b": Tally(1.0, 1.0),
+    }
+
+
+def test_a_rate_pooled_and_per_workbook_with_intervals():
+    from fortap.evaluation.by_workbook import bootstrap_rate
+
+    tallies = {"big": Tally(90.0, 100.0)} | {f"s{i}": Tally(0.0, 2.0) for i in range(4)}
+    pooled = bootstrap_rate(tallies, rounds=500)
+    mean = bootstrap_rate(tallies, per_book=True, rounds=500)
+    assert pooled["value"] == pytest.approx(90 / 108) and mean["value"] == pytest.approx(0.9 / 5)
+    assert pooled["low"] <= pooled["value"] <= pooled["high"] and pooled["books"] == 5.0
+    assert mean["low"] <= mean["value"] <= mean["high"]
+    assert mean["low"] == 0.0  # a draw of only the small books
+    assert bootstrap_rate({}) == {"value": 0.0, "low": 0.0, "high": 0.0, "books": 0.0}
+
+
+def test_the_per_workbook_gap_weighs_each_workbook_once():
+    # the model wins big on one large book and loses a little on three small ones
+    model = {"big": Tally(80.0, 100.0)} | {f"s{i}": Tally(1.0, 4.0) for i in range(3)}
+    base = {"big": Tally(20.0, 100.0)} | {f"s{i}": Tally(2.0, 4.0) for i in range(3)}
+    pooled = bootstrap_gap(model, base, rounds=500)
+    mean = bootstrap_gap(model, base, rounds=500, per_book=True)
+    assert pooled["gap"] == pytest.approx((60 - 3) / 112)
+    assert mean["gap"] == pytest.approx((0.6 - 0.25 * 3) / 4)
+    assert mean["low"] <= mean["gap"] <= mean["high"] and mean["low"] < 0 < pooled["gap"]

@@ -56,14 +56,25 @@ def test_finetune_then_evaluate_write_their_files(tmp_path):
                  "accuracy_by_sketch_length.png", "model/decoder.safetensors"):  # fmt: skip
         assert (out / name).is_file(), name
     metrics = json.loads((out / "metrics.json").read_text())
-    assert set(metrics["systems"]) == {"model", "rules (paper)", "rules (sheet)"}
+    systems = metrics["systems"]
+    assert set(systems) == {"model", "rules (paper)", "rules (sheet)", "sketch prior"}
     n_test = metrics["split"]["test"]
-    assert all(m["n"] == n_test for m in metrics["systems"].values())
+    assert all(m["n"] == n_test for m in systems.values())
     assert all(0 <= m["formula_top1_per_book"] <= 1 and m["books"] == 1
-               for m in metrics["systems"].values())  # fmt: skip
-    gaps = metrics["systems"]["model"]["formula_top1_gaps"]
+               for m in systems.values())  # fmt: skip
+    gaps = systems["model"]["formula_top1_gaps"]
     assert set(gaps) == {"rules (paper)", "rules (sheet)"}
     assert all(g["low"] <= g["gap"] <= g["high"] for g in gaps.values())
+    # every top-k metric pooled and per workbook; one test workbook: both are the pooled value
+    fill = systems["rules (sheet)"]
+    assert set(fill["by_workbook"]) == {f"{kind}_top{k}" for kind in ("formula", "sketch", "range")
+                                        for k in (1, 5)}  # fmt: skip
+    for name in ("formula_top1", "formula_top5", "sketch_top1", "sketch_top5"):
+        got = fill["by_workbook"][name]
+        assert got["pooled"] == got["per_book"] == fill[name] == got["pooled_low"], name
+    prior = systems["model"]["gaps"]["sketch prior"]["sketch_top1"]
+    want = systems["model"]["sketch_top1"] - systems["sketch prior"]["sketch_top1"]
+    assert prior["pooled"]["gap"] == pytest.approx(want) == prior["per_book"]["gap"]
     assert [p["share"] for p in metrics["curve"]] == [0.5, 1.0]
     records = (out / "predictions.jsonl").read_text().splitlines()
     assert len(records) == n_test and json.loads(records[0])["book"] == "d.xlsx"

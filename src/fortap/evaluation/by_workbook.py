@@ -6,7 +6,9 @@ workbooks carry it, not on how many targets. `evaluate_by_book` evaluates exampl
 that never mix workbooks (`meta["book_key"]`) and keeps each workbook's logs beside the overall
 means; `tallies` reads one accuracy out of them as hits and counts per workbook;
 `bootstrap_gap` resamples workbooks with replacement (a cluster bootstrap) to put an interval
-on the difference between two predictors' accuracies over the same targets; `effective_books`
+on the difference between two predictors' accuracies over the same targets, and
+`bootstrap_rate` on one accuracy, each pooled over targets or averaged over workbooks (each
+workbook's own accuracy counted once); `effective_books`
 says how many equally weighted workbooks the targets amount to.
 """
 
@@ -73,13 +75,19 @@ def tallies(per_book: Mapping[str, Mapping[str, float]], name: str, metric: str 
     return out
 
 
-def book_tallies(books: Sequence[str], hits: Sequence[float]) -> dict[str, Tally]:
-    """{workbook: Tally} from aligned per-target workbook keys and hits (0/1 or expectations)."""
+def book_tallies(
+    books: Sequence[str], hits: Sequence[float], counts: Sequence[float] | None = None
+) -> dict[str, Tally]:
+    """{workbook: Tally} from aligned per-target workbook keys and hits (0/1 or expectations).
+    `counts` (default 1 each) weighs the targets: a conditional metric counts only the targets
+    its condition holds for (count 0 leaves a target out); workbooks left with no count are
+    left out."""
     out: dict[str, Tally] = {}
-    for book, hit in zip(books, hits, strict=True):
+    weights = counts if counts is not None else [1.0] * len(hits)
+    for book, hit, count in zip(books, hits, weights, strict=True):
         old = out.get(book, Tally(0.0, 0.0))
-        out[book] = Tally(old.hits + float(hit), old.n + 1.0)
-    return out
+        out[book] = Tally(old.hits + float(hit), old.n + float(count))
+    return {book: t for book, t in out.items() if t.n > 0}
 
 
 def per_book_mean(tallies: Mapping[str, Tally]) -> float:
@@ -89,29 +97,58 @@ def per_book_mean(tallies: Mapping[str, Tally]) -> float:
     return float(np.mean(rates)) if rates else 0.0
 
 
+def bootstrap_rate(
+    tallies: Mapping[str, Tally],
+    per_book: bool = False,
+    rounds: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, float]:
+    """An accuracy with its `level` interval from `rounds` resamplings of workbooks with
+    replacement: pooled (hits / targets) or, with `per_book`, averaged over workbooks
+    (`per_book_mean`): {"value", "low", "high", "books"}."""
+    books = sorted(tallies)
+    hits = np.array([tallies[b].hits for b in books])  # (K,)
+    n = np.array([tallies[b].n for b in books])  # (K,)
+    return _bootstrap(hits, n, per_book, rounds, seed, level, "value")
+
+
 def bootstrap_gap(
     model: Mapping[str, Tally],
     baseline: Mapping[str, Tally],
     rounds: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    per_book: bool = False,
 ) -> dict[str, float]:
     """Gap = model accuracy - baseline accuracy over the workbooks both tally (same targets, so
-    the same counts), with its `level` interval from `rounds` resamplings of workbooks with
-    replacement: {"gap", "low", "high", "books"}."""
+    the same counts), pooled or, with `per_book`, averaged over workbooks, with its `level`
+    interval from `rounds` resamplings of workbooks with replacement:
+    {"gap", "low", "high", "books"}."""
     books = sorted(set(model) & set(baseline))
-    if not books:
-        return {"gap": 0.0, "low": 0.0, "high": 0.0, "books": 0.0}
     for book in books:
         if abs(model[book].n - baseline[book].n) > 1e-6:
             raise ValueError(f"workbook {book!r}: model and baseline tally different targets")
     diff = np.array([model[b].hits - baseline[b].hits for b in books])  # (K,)
     n = np.array([model[b].n for b in books])  # (K,)
-    draws = np.random.default_rng(seed).integers(0, len(books), (rounds, len(books)))  # (R, K)
-    gaps = diff[draws].sum(1) / n[draws].sum(1)  # (R,)
+    return _bootstrap(diff, n, per_book, rounds, seed, level, "gap")
+
+
+def _bootstrap(hits, n, per_book: bool, rounds: int, seed: int, level: float, name: str):
+    """Value of sum(hits) / sum(n) (or the mean of hits / n with `per_book`) over K workbooks,
+    and its percentile interval over `rounds` draws of K workbooks with replacement."""
+    k = len(n)
+    if not k:
+        return {name: 0.0, "low": 0.0, "high": 0.0, "books": 0.0}
+    draws = np.random.default_rng(seed).integers(0, k, (rounds, k))  # (R, K)
+    if per_book:
+        rates = hits / n  # (K,)
+        value, values = rates.mean(), rates[draws].mean(1)  # (R,)
+    else:
+        value, values = hits.sum() / n.sum(), hits[draws].sum(1) / n[draws].sum(1)  # (R,)
     tail = 100 * (1 - level) / 2
-    return {"gap": float(diff.sum() / n.sum()), "low": float(np.percentile(gaps, tail)),
-            "high": float(np.percentile(gaps, 100 - tail)), "books": float(len(books))}  # fmt: skip
+    return {name: float(value), "low": float(np.percentile(values, tail)),
+            "high": float(np.percentile(values, 100 - tail)), "books": float(k)}  # fmt: skip
 
 
 def effective_books(counts: Sequence[float]) -> float:

@@ -84,6 +84,22 @@ def error_class(gold: Gold, top1: Guess | None) -> str:
     return "wrong_reference" if gold.reachable else "reference_not_in_input"
 
 
+def example_hits(gold: Gold, guesses: Sequence[Guess], k: int = 5) -> dict[str, int]:
+    """Whether one example's ranked `guesses` hold its gold formula and sketch first and among
+    the first `k`: {formula_top1, formula_top{k}, sketch_top1, sketch_top{k}} as 0 / 1 (the
+    per-target view of `formula_metrics`, e.g. for per-workbook tallies)."""
+    top = list(guesses[:k])
+    gold_f, gold_s = formula_key(gold), sketch_key(gold.sketch)
+    f_keys = [formula_key(g) for g in top]
+    s_keys = [sketch_key(g.sketch) for g in top]
+    return {
+        "formula_top1": int(bool(f_keys) and f_keys[0] == gold_f),
+        f"formula_top{k}": int(gold_f in f_keys),
+        "sketch_top1": int(bool(s_keys) and s_keys[0] == gold_s),
+        f"sketch_top{k}": int(gold_s in s_keys),
+    }
+
+
 def formula_metrics(
     golds: Sequence[Gold], predictions: Sequence[Sequence[Guess]], k: int = 5
 ) -> dict[str, float | int | dict]:
@@ -97,20 +113,15 @@ def formula_metrics(
     sketch_right = slots = slots_right = 0
     for gold, guesses in zip(golds, predictions, strict=True):
         top = list(guesses[:k])
-        gold_f, gold_s = formula_key(gold), sketch_key(gold.sketch)
-        f_keys = [formula_key(g) for g in top]
-        s_keys = [sketch_key(g.sketch) for g in top]
-        hits["formula_top1"] += bool(f_keys) and f_keys[0] == gold_f
-        hits["formula_topk"] += gold_f in f_keys
-        hits["sketch_top1"] += bool(s_keys) and s_keys[0] == gold_s
-        hits["sketch_topk"] += gold_s in s_keys
+        one = example_hits(gold, top, k)
+        hits.update(one)
         errors[error_class(gold, top[0] if top else None)] += 1
         bucket = by_len[length_bucket(sketch_length(gold.sketch))]
         bucket[0] += 1
-        bucket[1] += bool(f_keys) and f_keys[0] == gold_f
-        if s_keys and s_keys[0] == gold_s:
+        bucket[1] += one["formula_top1"]
+        if one["sketch_top1"]:
             sketch_right += 1
-            hits["range"] += f_keys[0] == gold_f
+            hits["range"] += one["formula_top1"]
             pairs = list(zip(gold.ranges, top[0].ranges, strict=False))
             slots += len(gold.ranges)
             slots_right += sum(1 for g, p in pairs if g is not None and g == p)
@@ -118,9 +129,9 @@ def formula_metrics(
     return {
         "n": n,
         "formula_top1": share(hits["formula_top1"], n),
-        f"formula_top{k}": share(hits["formula_topk"], n),
+        f"formula_top{k}": share(hits[f"formula_top{k}"], n),
         "sketch_top1": share(hits["sketch_top1"], n),
-        f"sketch_top{k}": share(hits["sketch_topk"], n),
+        f"sketch_top{k}": share(hits[f"sketch_top{k}"], n),
         "range_acc": share(hits["range"], sketch_right),
         "reference_acc": share(slots_right, slots),
         "reachable": share(sum(g.reachable for g in golds), n),

@@ -6,14 +6,17 @@ Logs are a flat dict of floats (`loss/mlm`, `acc/mlm`, `n/mlm`, ...), averaged b
 `fortap.training.logs.mean_logs`.
 Each update accumulates `grad_accum` micro-batches, clips the global gradient norm, sets the
 learning rate from the schedule and steps AdamW. Every `log_every` updates it appends the mean
-logs to `metrics.jsonl`; every `eval_every` updates it evaluates on fixed batches; every
+logs to `metrics.jsonl` (each line with its `step` and the training `examples` seen by then,
+updates x batch x grad_accum x ranks); every `eval_every` updates it evaluates on fixed
+batches (and a task's `on_eval` adds its own dev metrics, e.g. decoded accuracy); every
 `save_every` updates (and at the end) it writes a checkpoint from which a killed run resumes on
 the same trajectory (model, optimizer, RNG states, data position). `max_minutes` stops a run
 on time; with `pace_by_clock` the schedule also keeps up with the clock (`schedule_step`).
 A task may pass `on_step(step)`, called before each update with its 0-based index (e.g. to
 switch a loss on after a warm-up; it must depend on the step only, so a resumed run does the
-same). With `keep_best` (an evaluated metric, lower is better) the model ends in the state
-where that metric was lowest, not the last (`fortap.training.best`).
+same). With `keep_best` (an evaluated metric; lower is better, or higher with
+`keep_best_mode` "max") the model ends in the state where that metric was best, not the last
+(`fortap.training.best`).
 
 bf16 autocast is used only where the CPU has AMX tiles ("auto"), or when asked ("on").
 Under torchrun (`dist`, see `fortap.training.distributed`) the module is wrapped in DDP, the
@@ -59,8 +62,9 @@ class TrainConfig:
     progress: bool = True  # show a rich progress bar
     max_minutes: float = 0.0  # stop (with a checkpoint) after this wall-clock time; 0 = no limit
     pace_by_clock: bool = False  # with max_minutes: the schedule keeps up with the clock
-    keep_best: str = ""  # evaluated metric to minimise (e.g. eval/loss/formula): the run ends
-    # in the state where it was lowest; "" = the last state
+    keep_best: str = ""  # evaluated metric (e.g. eval/loss/formula): the run ends in the state
+    # where it was best; "" = the last state
+    keep_best_mode: Literal["min", "max"] = "min"  # best = lowest (a loss) or highest (a top-1)
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "grad_accum", "log_every"):
@@ -71,6 +75,10 @@ class TrainConfig:
                 raise ValueError(f"TrainConfig.{name} must be >= 0, got {getattr(self, name)}")
         if self.bf16 not in ("auto", "on", "off"):
             raise ValueError(f"TrainConfig.bf16 must be auto, on or off, got {self.bf16!r}")
+        if self.keep_best_mode not in ("min", "max"):
+            raise ValueError(
+                f"TrainConfig.keep_best_mode must be min or max, got {self.keep_best_mode!r}"
+            )
 
 
 class BatchSource(Protocol):
@@ -103,11 +111,14 @@ def train(
     extra_state: dict[str, Any] | None = None,
     dist: Dist | None = None,
     on_step: Callable[[int], None] | None = None,
+    on_eval: Callable[[nn.Module, int], dict[str, float]] | None = None,
 ) -> TrainResult:
     """Train `model` for `cfg.steps` updates (or until `stop_at` / `cfg.max_minutes`),
     resuming from `out_dir`. With `dist` (torchrun) the model runs under DDP, `data` is this
     rank's shard, and only rank 0 logs, evaluates and writes checkpoints (and so only rank 0's
-    model ends in the `keep_best` state). `on_step(step)` runs before each update."""
+    model ends in the `keep_best` state). `on_step(step)` runs before each update;
+    `on_eval(model, step)` runs at each evaluation (rank 0) and its values join the logged
+    entry (e.g. a task's decoding metrics on dev, which `keep_best` may name)."""
     torch.set_flush_denormal(True)
     dist = dist or Dist()
     out_dir = Path(out_dir)
@@ -115,7 +126,7 @@ def train(
     ckpt_root = out_dir / "checkpoints"
     optimizer = build_optimizer(model, optim_cfg)
     result = TrainResult(step=0)
-    best = BestState(cfg.keep_best, out_dir) if cfg.keep_best else None
+    best = BestState(cfg.keep_best, out_dir, cfg.keep_best_mode) if cfg.keep_best else None
     latest = latest_checkpoint(ckpt_root) if resume else None
     if latest is not None:
         state = load_checkpoint(latest, model, optimizer)
@@ -132,6 +143,9 @@ def train(
     end = min(cfg.steps, stop_at) if stop_at is not None else cfg.steps
     meter = Meter(dist.world)
     started = time.perf_counter()
+
+    def examples(step: int) -> int:  # training examples seen after `step` updates, all ranks
+        return step * cfg.batch_size * cfg.grad_accum * dist.world
 
     def checkpoint() -> None:
         states = gather(data.state_dict(), dist)
@@ -155,6 +169,7 @@ def train(
 
         def log(entry: dict[str, Any]) -> None:
             if metrics is not None:
+                entry = {"step": entry["step"], "examples": examples(entry["step"]), **entry}
                 result.history.append(entry)
                 metrics.write(json.dumps(entry) + "\n")
                 metrics.flush()
@@ -174,8 +189,10 @@ def train(
                 log({"step": result.step, **meter.flush()})
             periodic = bool(cfg.eval_every) and result.step % cfg.eval_every == 0
             due = periodic or last
-            if eval_batches and dist.is_main and due:
+            if (eval_batches or on_eval) and dist.is_main and due:
                 entry = {"step": result.step, **evaluate(model, eval_batches, autocast)}
+                if on_eval is not None:
+                    entry |= on_eval(model, result.step)
                 log(entry)
                 # not the evaluation of a `stop_at` stop: the resumed run would not make it
                 if best is not None and (periodic or result.step == cfg.steps or out_of_time):

@@ -3,8 +3,9 @@
 Sections: `data` (which examples), `encoder` (what fine-tuning starts from), `decoder` (the new
 formula decoder's sizes; `fp_paper.yaml` selects the reference's 3 layers and 8 heads),
 `optim` (AdamW, the decoder's and the encoder's peak learning rates), `training` (updates,
-batch, the sketch warm-up, dev checks), `evaluation` (dev and test examples, learning curve)
-and `decoding` (beam search). Compose with `fortap.tasks.run_config.load_run_config`:
+batch, the sketch warm-up, dev checks and the kept state), `evaluation` (dev and test
+examples, per-workbook caps, dev decoding, learning curve) and `decoding` (beam search; the dev
+checks may decode with a smaller beam). Compose with `fortap.tasks.run_config.load_run_config`:
 
     fortap finetune formula-prediction TABLES -o OUT --config fp_paper --set training.steps=500
 
@@ -13,7 +14,7 @@ The defaults are what `fortap finetune formula-prediction` did before configs ex
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from fortap.model.formula_decoder import DecoderConfig
@@ -23,13 +24,16 @@ from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
 DEV_LOSS = "eval/loss/formula"  # the dev criterion of the kept state (sketch + range loss)
+DEV_TOP1 = "eval/formula_top1"  # ... or dev formula top-1 of the decoded dev examples
+KEEP_BEST = {"loss": (DEV_LOSS, "min"), "formula_top1": (DEV_TOP1, "max")}  # key -> (metric, mode)
 
 
 @dataclass(frozen=True)
 class FPData:
     max_seq_len: int = 128  # tokens per example
     max_train: int = 0  # train on at most this many examples, spread over the split (0 = all)
-    train_per_book: int = 0  # at most this many training examples of one workbook (0 = all)
+    train_per_book: int = 0  # at most this many training examples of one workbook, spread
+    # evenly within it (0 = all)
     corpus: str = ""  # corpus folder whose split.json puts each workbook on its side
 
     def __post_init__(self) -> None:
@@ -79,7 +83,10 @@ class FPTraining:
     grad_accum: int = 1  # micro-batches per update
     sketch_warmup: float = 0.25  # share of the updates with the range loss switched off
     range_weight: float = 1.0  # weight of the range loss after the warm phase
-    dev_checks: int = 2  # dev-loss checks spread over the run, best state kept; 0 = none
+    dev_checks: int = 2  # dev checks spread over the run (dev loss, and dev decoding with
+    # evaluation.dev_decode), best state kept; 0 = none
+    keep_best: Literal["loss", "formula_top1"] = "loss"  # the kept state: lowest dev loss, or
+    # highest dev formula top-1 (needs evaluation.dev_decode); the first of equal values wins
     seed: int = 0  # split, example order, encoder and decoder initialisation
     log_every: int = 10  # updates between metrics.jsonl lines
     save_every: int = 0  # updates between checkpoints (0 = only at the end)
@@ -93,16 +100,21 @@ class FPTraining:
             )
         if self.range_weight < 0 or self.dev_checks < 0:
             raise ValueError("FPTraining.range_weight and dev_checks must be >= 0")
+        if self.keep_best not in KEEP_BEST:
+            raise ValueError(
+                f"FPTraining.keep_best must be one of {tuple(KEEP_BEST)}, got {self.keep_best!r}"
+            )
         self.loop()  # the loop's own checks (steps, batch_size, ...) name their field
 
     def loop(self) -> TrainConfig:
         """The shared loop's config: dev checks every steps // dev_checks updates."""
         every = max(1, self.steps // self.dev_checks) if self.dev_checks else 0
+        metric, mode = KEEP_BEST[self.keep_best]
         return TrainConfig(
             steps=self.steps, batch_size=self.batch_size, grad_accum=self.grad_accum,
             log_every=self.log_every, eval_every=every, save_every=self.save_every,
             seed=self.seed, bf16=self.bf16, progress=self.progress,
-            keep_best=DEV_LOSS if self.dev_checks else "",
+            keep_best=metric if self.dev_checks else "", keep_best_mode=mode,
         )  # fmt: skip
 
     @property
@@ -112,8 +124,15 @@ class FPTraining:
 
 @dataclass(frozen=True)
 class FPEvaluation:
-    max_dev: int = 64  # dev examples of the dev-loss checks (the first ones)
+    max_dev: int = 64  # dev examples of the dev checks, spread evenly over the dev split
+    dev_per_book: int = 0  # at most this many dev examples of one workbook, spread evenly
+    # within it, before max_dev (0 = all)
+    dev_decode: bool = True  # each dev check also decodes the dev examples (formula / sketch
+    # top-1 and top-k in metrics.jsonl; eval/decode_seconds says what it cost)
+    dev_beam: int = 0  # beam of the dev decoding (0 = decoding.beam); 1 is greedy and cheapest
     max_test: int = 0  # evaluate on N test examples spread evenly over the split (0 = all)
+    test_per_book: int = 0  # at most this many test examples of one workbook, spread evenly
+    # within it, before max_test (0 = all)
     batch_size: int = 16  # examples per evaluation batch (dev and test)
     curve: tuple[float, ...] = ()  # extra training shares for the learning curve (full is added)
     model: str = ""  # `evaluate`: the fine-tuned model folder (a finetune run's OUT/model)
@@ -121,8 +140,9 @@ class FPEvaluation:
     def __post_init__(self) -> None:
         if self.max_dev < 1 or self.batch_size < 1:
             raise ValueError("FPEvaluation.max_dev and batch_size must be >= 1")
-        if self.max_test < 0:
-            raise ValueError(f"FPEvaluation.max_test must be >= 0, got {self.max_test}")
+        for name in ("max_test", "dev_per_book", "test_per_book", "dev_beam"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"FPEvaluation.{name} must be >= 0, got {getattr(self, name)}")
         if any(not 0.0 < s < 1.0 for s in self.curve):
             raise ValueError(f"FPEvaluation.curve shares must be in (0, 1), got {self.curve}")
 
@@ -140,6 +160,20 @@ class FormulaRunConfig:
     training: FPTraining = field(default_factory=FPTraining)
     evaluation: FPEvaluation = field(default_factory=FPEvaluation)
     decoding: DecodeConfig = field(default_factory=DecodeConfig)
+
+    def __post_init__(self) -> None:
+        if self.training.keep_best == "formula_top1" and not (
+            self.training.dev_checks and self.evaluation.dev_decode
+        ):
+            raise ValueError(
+                "FPTraining.keep_best formula_top1 needs dev checks (training.dev_checks > 0) "
+                "and dev decoding (evaluation.dev_decode)"
+            )
+
+    def dev_decoding(self) -> DecodeConfig:
+        """The decoding of the dev checks: `decoding` with `evaluation.dev_beam` when set (a
+        beam below top_k finds fewer candidates, so its top-k counts fewer guesses)."""
+        return replace(self.decoding, beam=self.evaluation.dev_beam or self.decoding.beam)
 
 
 SHORTHANDS = {  # CLI flag -> config key

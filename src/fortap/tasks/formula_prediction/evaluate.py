@@ -1,9 +1,9 @@
 """Evaluating formula prediction: `evaluate_formula_prediction`, `evaluate_sketch_prior`.
 
-Evaluation decodes every example (beam search, `fortap.tasks.formula_prediction.decoding`),
-maps each pointer back to its sheet cell, and scores the ranked candidates with
-`fortap.evaluation.metrics`. `evaluate_sketch_prior` scores the input-blind reference: the most
-frequent training sketches.
+Evaluation (`predict`) decodes every example (beam search,
+`fortap.tasks.formula_prediction.decoding`), maps each pointer back to its sheet cell, and scores the ranked candidates with
+`fortap.evaluation.metrics`. `evaluate_sketch_prior` scores the input-blind reference
+(`sketch_prior`): the most frequent training sketches.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode
 from fortap.tasks.formula_prediction.examples import FP_KEY, fp_batch
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+
+PRIOR = "sketch prior"  # the system name of `sketch_prior`
 
 
 def gold_of(example: Example) -> Gold:
@@ -43,6 +45,26 @@ def guess_text(guess: Guess) -> str:
     return render_formula(guess.sketch, [a1(*c) if c else "<WR>" for c in guess.ranges])
 
 
+def predict(
+    model: FormulaPredictionModel,
+    examples: Sequence[Example],
+    batch_size: int = 16,
+    decode_cfg: DecodeConfig | None = None,
+) -> tuple[list[Gold], list[list[Guess]], list[dict]]:
+    """Decode `examples`: their golds, the ranked guesses, and one prediction record each."""
+    cfg = decode_cfg or DecodeConfig()
+    golds, guesses, records = [], [], []
+    for i in range(0, len(examples), batch_size):
+        chunk = examples[i : i + batch_size]
+        for example, candidates in zip(chunk, decode(model, fp_batch(chunk), cfg), strict=True):
+            gold = gold_of(example)
+            ranked = [guess_of(example, c) for c in candidates]
+            golds.append(gold)
+            guesses.append(ranked)
+            records.append(prediction_record(example, gold, ranked, candidates))
+    return golds, guesses, records
+
+
 def evaluate_formula_prediction(
     model: FormulaPredictionModel,
     examples: Sequence[Example],
@@ -55,31 +77,27 @@ def evaluate_formula_prediction(
 
     `decode_cfg`, when given, replaces `beam` and `top_k`."""
     cfg = decode_cfg or DecodeConfig(beam=beam, top_k=top_k)
-    top_k = cfg.top_k
-    golds, guesses, records = [], [], []
-    for i in range(0, len(examples), batch_size):
-        chunk = examples[i : i + batch_size]
-        for example, candidates in zip(chunk, decode(model, fp_batch(chunk), cfg), strict=True):
-            gold = gold_of(example)
-            ranked = [guess_of(example, c) for c in candidates]
-            golds.append(gold)
-            guesses.append(ranked)
-            records.append(prediction_record(example, gold, ranked, candidates))
-    metrics = formula_metrics(golds, guesses, k=top_k)
-    return metrics, records
+    golds, guesses, records = predict(model, examples, batch_size, cfg)
+    return formula_metrics(golds, guesses, k=cfg.top_k), records
 
 
-def evaluate_sketch_prior(
-    train_examples: Sequence[Example], examples: Sequence[Example], top_k: int = 5
-) -> dict:
-    """Metrics of the input-blind guess: the `top_k` most frequent training sketches, in that
-    order, for every example, pointing nowhere. A decoder whose sketch accuracy does not beat
-    it has learned the sketch distribution but not to read the table."""
+def sketch_prior(train_examples: Sequence[Example], top_k: int = 5) -> list[Guess]:
+    """The input-blind guess: the `top_k` most frequent training sketches, most frequent first,
+    each pointing nowhere (the same for every example)."""
     counts = Counter(tuple(ex.targets[FP_KEY]["sketch"]) for ex in train_examples)
     ranked = []
     for ids, _ in counts.most_common(top_k):
         sketch = tuple(FORMULA_VOCAB[i] for i in ids)
         ranked.append(Guess(sketch, (None,) * sketch.count(RANGE)))
+    return ranked
+
+
+def evaluate_sketch_prior(
+    train_examples: Sequence[Example], examples: Sequence[Example], top_k: int = 5
+) -> dict:
+    """Metrics of `sketch_prior` on `examples`. A decoder whose sketch accuracy does not beat
+    it has learned the sketch distribution but not to read the table."""
+    ranked = sketch_prior(train_examples, top_k)
     return formula_metrics([gold_of(ex) for ex in examples], [ranked] * len(examples), k=top_k)
 
 

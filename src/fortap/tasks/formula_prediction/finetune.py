@@ -11,20 +11,30 @@ and torchrun DDP:
   0), then sketch + `range_weight` * ranges.
 
 With dev examples and dev checks the loop keeps the state with the lowest dev loss
-(`eval/loss/formula`, sketch + range at full weight; `TrainConfig.keep_best`).
+(`eval/loss/formula`, sketch + range at full weight; `TrainConfig.keep_best`), or with
+`training.keep_best` "formula_top1" the highest dev formula top-1. With
+`evaluation.dev_decode` each check also decodes the dev examples, and the run folder gets the
+dev baselines once (`fortap.tasks.formula_prediction.dev_checks`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from fortap.encoding.example import Example
+from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
+from fortap.tasks.formula_prediction.dev_checks import (
+    dev_baselines,
+    dev_decoding,
+    dev_subset,
+    write_dev_baselines,
+)
 from fortap.tasks.formula_prediction.examples import fp_batch
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 from fortap.training.distributed import Dist
@@ -41,9 +51,13 @@ def finetune_formula_prediction(
     dist: Dist | None = None,
     stop_at: int | None = None,
     resume: bool = True,
+    tables: Sequence[Table] | None = None,
+    formulas: Mapping | None = None,
 ) -> tuple[FormulaPredictionModel, TrainResult]:
     """Fine-tune `encoder` with a new formula decoder on `train_examples` in `out_dir`
-    (resuming from its checkpoints); the model is returned in eval mode."""
+    (resuming from its checkpoints); the model is returned in eval mode. `tables` (and their
+    parsed `formulas`) let the dev baselines include the rules; without them only the sketch
+    prior is written."""
     if not train_examples:
         raise ValueError("finetune_formula_prediction: no training examples")
     dist = dist or Dist()
@@ -52,10 +66,15 @@ def finetune_formula_prediction(
     model = FormulaPredictionModel(encoder, cfg.decoder)
     size = cfg.training.batch_size
     data = ShuffledBatches(train_examples, fp_batch, size, rng, dist.rank, dist.world)
-    dev = list(dev_examples[: cfg.evaluation.max_dev])
+    dev = dev_subset(dev_examples, cfg)
     step = cfg.evaluation.batch_size
     dev_batches = [fp_batch(dev[i : i + step]) for i in range(0, len(dev), step)]
     loop = cfg.training.loop()
+    on_eval = None
+    if loop.eval_every and dev and cfg.evaluation.dev_decode:
+        on_eval = dev_decoding(dev, cfg)
+        if dist.is_main:
+            write_dev_baselines(out_dir, dev_baselines(train_examples, dev, cfg, tables, formulas))
     warm, weight = cfg.training.warmup_updates, cfg.training.range_weight
 
     def two_phases(update: int) -> None:
@@ -63,7 +82,7 @@ def finetune_formula_prediction(
 
     result = train(
         model, data, loop, cfg.optim.optimizer(), out_dir, dev_batches if loop.eval_every else (),
-        resume=resume, stop_at=stop_at, dist=dist, on_step=two_phases,
+        resume=resume, stop_at=stop_at, dist=dist, on_step=two_phases, on_eval=on_eval,
     )  # fmt: skip
     model.range_weight = weight
     return model.eval(), result

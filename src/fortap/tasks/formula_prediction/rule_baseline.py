@@ -40,6 +40,7 @@ from fortap.table.model import Table
 from fortap.tasks.formula_prediction.evaluate import gold_of
 
 RULE_SETTINGS = ("sheet", "paper")
+RULE_SYSTEMS = {"rules (paper)": "paper", "rules (sheet)": "sheet"}  # system name -> setting
 Cells = Mapping[RC, Formula | None]  # a table's parsed formula cells (None: does not parse)
 
 

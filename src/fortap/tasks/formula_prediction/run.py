@@ -6,14 +6,18 @@ encoder (`random`, `minilm`, or a pretraining run's `encoder/` folder as `tuta`/
 new formula decoder on the train split through the shared training loop (`finetune.py`; the
 run folder `OUT/training/` holds its checkpoints and `metrics.jsonl`, and a rerun resumes
 there), and evaluates on the test split beside the rule baseline in the paper setting (no other
-formula visible) and the sheet setting (fill from neighbours). `run_evaluate` does the
+formula visible) and the sheet setting (fill from neighbours) and the sketch prior
+(`compare.py`: pooled and per-workbook metrics with intervals). `run_evaluate` does the
 evaluation alone for a saved model. Both write into `out`: `predictions.jsonl` (one record per
 test formula, ranked candidates), `metrics.json` (every system's metrics, the split, the
 learning curve, the config) and `report.md` with its PNG plots. Under torchrun every rank
 trains; rank 0 alone evaluates and writes.
 
 Examples are split by workbook as `fortap.tasks.formula_prediction.split` describes; with
-`data.corpus` set, the corpus's own `split.json` decides each workbook's side. The run config
+`data.corpus` set, the corpus's own `split.json` decides each workbook's side. Each side may be
+capped per workbook (`data.train_per_book`, `evaluation.dev_per_book`,
+`evaluation.test_per_book`: spread evenly within the workbook) and in total (`data.max_train`,
+`evaluation.max_test`: spread evenly over the side). The run config
 is `FormulaRunConfig` (`config.py`).
 """
 
@@ -32,6 +36,7 @@ from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, write_report
 from fortap.table.model import Table
+from fortap.tasks.formula_prediction.compare import compare
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
 from fortap.tasks.formula_prediction.examples import (
     FormulaExamplesConfig,
@@ -40,7 +45,13 @@ from fortap.tasks.formula_prediction.examples import (
     with_serialize,
 )
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
-from fortap.tasks.formula_prediction.split import corpus_sides, read_tables, split_for_run, spread
+from fortap.tasks.formula_prediction.split import (
+    corpus_sides,
+    read_tables,
+    split_for_run,
+    spread,
+    spread_per_book,
+)
 from fortap.tasks.run_config import config_dict
 
 
@@ -87,31 +98,28 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
         note += f"; {copies} copies of workbooks given twice (.xls and .xlsx) left out"
     if not split["train"] or not split["test"]:
         raise FortapError("formula prediction: no kept formulas on the train or test side")
-    split["train"], capped = cap_train(split["train"], cfg)
-    note += capped
-    max_test = cfg.evaluation.max_test
-    if max_test and max_test < len(split["test"]):
-        n = len(split["test"])
-        split["test"] = spread(split["test"], max_test)
-        note += f"; evaluated on {max_test} of the {n} test examples, spread evenly"
+    ev = cfg.evaluation
+    caps = {"train": (cfg.data.train_per_book, cfg.data.max_train, "trained on"),
+            "dev": (ev.dev_per_book, 0, "dev checks draw from"),
+            "test": (ev.test_per_book, ev.max_test, "evaluated on")}  # fmt: skip
+    for side, (per_book, most, verb) in caps.items():
+        split[side], capped = cap_side(split[side], per_book, most)
+        if capped:
+            note += f"; {verb} {capped}"
     return Loaded(tables, tokenizer, split, note, formulas)
 
 
-def cap_train(train: list[Example], cfg: FormulaRunConfig) -> tuple[list[Example], str]:
-    """The training examples kept by `data.train_per_book` (the first ones of each workbook)
-    and `data.max_train` (spread evenly), with a note when they drop any."""
-    n, per_book, most = len(train), cfg.data.train_per_book, cfg.data.max_train
-    if per_book:
-        seen: dict[str, int] = {}
-        kept = []
-        for ex in train:
-            seen[ex.meta["book"]] = seen.get(ex.meta["book"], 0) + 1
-            if seen[ex.meta["book"]] <= per_book:
-                kept.append(ex)
-        train = kept
-    if most and most < len(train):
-        train = spread(train, most)
-    return train, (f"; trained on {len(train)} of the {n} train examples" if len(train) < n else "")
+def cap_side(examples: list[Example], per_book: int, most: int) -> tuple[list[Example], str]:
+    """The examples of one side kept by a per-workbook cap (spread evenly within each workbook,
+    `spread_per_book`) and then a total cap (spread evenly over the side), both 0 = all; with
+    a note saying what was kept when they drop any ("" otherwise)."""
+    n = len(examples)
+    kept = spread_per_book(examples, per_book)
+    kept = spread(kept, most) if most else kept
+    if len(kept) == n:
+        return kept, ""
+    books = f", at most {per_book} per workbook" if per_book else ""
+    return kept, f"{len(kept)} of the {n} examples{books}, spread evenly"
 
 
 def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
@@ -133,50 +141,18 @@ def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
 
 
 def finetune_once(
-    train: list[Example], dev: list[Example], cfg: FormulaRunConfig, vocab: int, out_dir: Path,
-    dist=None, stop_at: int | None = None,
+    train: list[Example], dev: list[Example], cfg: FormulaRunConfig, loaded: Loaded,
+    out_dir: Path, dist=None, stop_at: int | None = None,
 ):  # fmt: skip
-    """One fine-tuning run in `out_dir`: (model, the loop's `TrainResult`)."""
+    """One fine-tuning run in `out_dir`: (model, the loop's `TrainResult`); `loaded` gives the
+    vocabulary size and, for the dev baselines, the tables and their parsed formulas."""
     from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
 
-    encoder = start_encoder(cfg, vocab)
-    return finetune_formula_prediction(train, dev, encoder, cfg, out_dir, dist, stop_at)
-
-
-def compare(
-    model, tables, test: list[Example], cfg: FormulaRunConfig, formulas=None
-) -> tuple[dict[str, dict], list[dict]]:
-    """The model and the rule baseline (paper and sheet settings) on the same test examples."""
-    from fortap.corpus.split import book_key
-    from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_book_mean
-    from fortap.evaluation.metrics import formula_key
-    from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
-    from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules
-
-    metrics, records = evaluate_formula_prediction(
-        model, test, batch_size=cfg.evaluation.batch_size, decode_cfg=cfg.decoding
-    )
-    systems = {"model": metrics}
-    books = [book_key(ex.meta["book"]) for ex in test]
-    top1 = {"model": [bool(r["candidates"]) and r["candidates"][0]["prefix"] == r["gold"]
-                      for r in records]}  # fmt: skip
-    for setting in ("paper", "sheet"):
-        top_k = cfg.decoding.top_k
-        found, golds, guesses = evaluate_rules(
-            tables, test, setting, top_k=top_k, formulas=formulas
-        )
-        systems[f"rules ({setting})"] = found
-        top1[f"rules ({setting})"] = [bool(g) and formula_key(g[0]) == formula_key(gold)
-                                      for gold, g in zip(golds, guesses, strict=True)]  # fmt: skip
-    tallies = {name: book_tallies(books, hits) for name, hits in top1.items()}
-    for name, book_hits in tallies.items():  # each workbook counted once, beside pooled
-        systems[name]["formula_top1_per_book"] = per_book_mean(book_hits)
-        systems[name]["books"] = len(book_hits)
-    systems["model"]["formula_top1_gaps"] = {  # model - rules, 95 % workbook-bootstrap interval
-        name: bootstrap_gap(tallies["model"], tallies[name])
-        for name in ("rules (paper)", "rules (sheet)")
-    }
-    return systems, records
+    encoder = start_encoder(cfg, loaded.tokenizer.vocab_size)
+    return finetune_formula_prediction(
+        train, dev, encoder, cfg, out_dir, dist, stop_at,
+        tables=loaded.tables, formulas=loaded.formulas,
+    )  # fmt: skip
 
 
 def run_finetune(
@@ -203,18 +179,19 @@ def run_finetune(
         if dist.is_main:
             console.print(f"formula examples { {k: len(v) for k, v in split.items()} }; {note}")
         train, dev, test = split["train"], split["dev"], split["test"]
-        vocab = loaded.tokenizer.vocab_size
-        model, result = finetune_once(train, dev, cfg, vocab, out / "training", dist, stop_at)
+        model, result = finetune_once(train, dev, cfg, loaded, out / "training", dist, stop_at)
         if result.step < cfg.training.steps:
             return None  # stopped early: the checkpoint is there to resume from
         formulas = loaded.formulas
-        systems, records = compare(model, tables, test, cfg, formulas) if dist.is_main else ({}, [])
+        systems, records = (
+            compare(model, test, cfg, tables, formulas, train) if dist.is_main else ({}, [])
+        )
         curve = [CurvePoint(1.0, len(train), systems.get("model", {}).get("formula_top1", 0))]
         for share in sorted(cfg.evaluation.curve):
             part = low_resource(train, random.Random(cfg.training.seed), share)
-            small, _ = finetune_once(part, dev, cfg, vocab, out / f"training-{share:g}", dist)
+            small, _ = finetune_once(part, dev, cfg, loaded, out / f"training-{share:g}", dist)
             if dist.is_main:
-                top1 = compare(small, tables, test, cfg, formulas)[0]["model"]["formula_top1"]
+                top1 = compare(small, test, cfg, tables, formulas)[0]["model"]["formula_top1"]
                 curve.append(CurvePoint(share, len(part), top1))
         if not dist.is_main:
             return None
@@ -246,7 +223,7 @@ def run_evaluate(
     model = load_formula_model(cfg.evaluation.model)
     loaded = load_split(paths, cfg)
     tables, split = loaded.tables, loaded.split
-    systems, records = compare(model, tables, split["test"], cfg, loaded.formulas)
+    systems, records = compare(model, split["test"], cfg, tables, loaded.formulas, split["train"])
     run = FormulaRun(model, tables, split, systems, records, [loaded.note], loaded.formulas)
     write_outputs(Path(out), run, cfg, [], console)
     return run
@@ -264,11 +241,15 @@ def write_outputs(
     steps, beam = cfg.training.steps, cfg.decoding.beam
     notes = [*run.notes, f"encoder: {cfg.encoder.name}; {steps} updates; beam {beam}"]
     notes.append(f"best formula top-1: {best}")
-    for name, gap in run.systems.get("model", {}).get("formula_top1_gaps", {}).items():
-        notes.append(
-            f"formula top-1, model - {name}: {gap['gap']:+.3f} "
-            f"(95 % interval over {gap['books']:.0f} workbooks: [{gap['low']:+.3f}, {gap['high']:+.3f}])"
-        )
+    for name, by_metric in run.systems.get("model", {}).get("gaps", {}).items():
+        for metric, modes in by_metric.items():
+            for mode, gap in modes.items():
+                how = "pooled" if mode == "pooled" else "per-workbook mean"
+                notes.append(
+                    f"{metric.replace('_top', ' top-')}, model - {name} ({how}): "
+                    f"{gap['gap']:+.3f} (95 % interval over {gap['books']:.0f} workbooks: "
+                    f"[{gap['low']:+.3f}, {gap['high']:+.3f}])"
+                )
     payload = {
         "systems": run.systems,
         "split": {k: len(v) for k, v in run.split.items()},
@@ -281,5 +262,5 @@ def write_outputs(
     console.print(comparison_rich(run.systems, "formula prediction (test split)"))
     console.print(f"best formula top-1: {best}; report in {out / 'report.md'}")
     for note in notes:
-        if note.startswith("formula top-1, model - "):
+        if ", model - " in note:
             console.print(f"   {note}", markup=False, highlight=False)

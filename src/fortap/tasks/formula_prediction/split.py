@@ -5,7 +5,8 @@ Workbooks are split by key as the corpus does (`fortap.corpus.split`); a corpus'
 trained on is evaluated, and `leaked_books` counts evaluation workbooks that a corpus put in
 train. With few workbooks the hashed split can leave dev or test empty; then the workbooks are
 assigned in name order (the last quarter to test, one to dev), still never sharing a workbook
-between sides, and the note says so.
+between sides, and the note says so. `spread` and `spread_per_book` cap a side evenly, over
+the whole side or within each workbook.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from fortap.corpus.split import SPLITS, SplitConfig, book_key
 from fortap.encoding.example import Example
@@ -20,6 +22,8 @@ from fortap.errors import FortapError
 from fortap.table.io import read_tables as read_tables  # one reader for every command
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, split_examples
+
+T = TypeVar("T")
 
 
 def split_for_run(
@@ -55,12 +59,26 @@ def split_for_run(
     return split, note
 
 
-def spread(examples: Sequence[Example], n: int) -> list[Example]:
+def spread(examples: Sequence[T], n: int) -> list[T]:
     """`n` of `examples` at evenly spaced positions, order kept: a cap that still reaches every
     part of the test split (its examples come workbook by workbook)."""
     if n >= len(examples):
         return list(examples)
     return [examples[i * len(examples) // n] for i in range(n)]
+
+
+def spread_per_book(examples: Sequence[Example], cap: int) -> list[Example]:
+    """At most `cap` examples of each workbook (by workbook key; 0 = all), at evenly spaced
+    positions among that workbook's examples (`spread`), the order kept: deterministic, and a
+    workbook with hundreds of targets no longer outweighs the others, while the kept ones
+    still reach every part of it (not just its first table's first column)."""
+    if not cap:
+        return list(examples)
+    books: dict[str, list[int]] = {}
+    for i, ex in enumerate(examples):
+        books.setdefault(book_key(ex.meta["book"]), []).append(i)
+    keep = sorted(j for ids in books.values() for j in spread(ids, cap))
+    return [examples[i] for i in keep]
 
 
 def corpus_sides(corpus: str | Path) -> dict[str, str]:
