@@ -122,10 +122,9 @@ def _rekey(node: Node, swap: dict[str, str]) -> tuple[Node, int]:
     if _is_text(node):
         text = str(node.value)
         for key, new in swap.items():  # longest key first (see `_labels`)
-            found = re.search(re.escape(key), text, re.IGNORECASE)
-            if found:
-                out = re.sub(re.escape(key), lambda m: _cased(m.group(0), key, new), text,
-                             flags=re.IGNORECASE)  # fmt: skip
+            pattern = re.compile(re.escape(key), re.IGNORECASE)
+            if pattern.search(text):
+                out = pattern.sub(lambda m, k=key, n=new: _cased(m.group(0), k, n), text)
                 return Const("str", out), 1
         return node, 0
     if isinstance(node, Op | Func):
