@@ -111,6 +111,33 @@ def rows_of(m: dict) -> list[dict]:
     return rows
 
 
+def by_folder(records: Path, data: Path) -> list[dict]:
+    """Sheet and new-formula top-1 and recall per data folder, pooled and per workbook, from the
+    evaluation's `records.jsonl` (a folder's share says what kind of workbook a number is about:
+    POI's function-test fixtures are not sheets a user wrote)."""
+    hits: dict[tuple, dict[str, list]] = {}
+    for line in records.read_text().splitlines():
+        r = json.loads(line)
+        if r["setting"] == "paper":
+            continue
+        try:
+            folder = Path(r["book"]).resolve().relative_to(data.resolve()).parts[0]
+        except ValueError:
+            folder = Path(r["book"]).parent.name
+        book = hits.setdefault((r["setting"], folder), {}).setdefault(r["book"], [])
+        book.append((r["rank"] == 0, r["rank"] is not None))
+    rows = []
+    for (setting, folder), books in sorted(hits.items()):
+        flat = [h for b in books.values() for h in b]
+        rows.append({
+            "setting": setting, "folder": folder, "targets": len(flat), "books": len(books),
+            "top1": round(float(np.mean([t for t, _ in flat])), 4),
+            "top1_per_book": round(float(np.mean([np.mean([t for t, _ in b]) for b in books.values()])), 4),
+            "recall": round(float(np.mean([c for _, c in flat])), 4),
+        })  # fmt: skip
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
@@ -139,6 +166,14 @@ def main() -> None:
                       *(f"{r[k]:.3f} · {r[k + '_per_book']:.3f}" for k in ("exact_top1", "exact_top5", "paper_top1", "rule_exact_top1")),
                       str(r["ratio_vs_rules"]), f"{r['recall']:.3f}")  # fmt: skip
     console.print(table)
+    folders_rows = by_folder(args.out / "records.jsonl", args.data)
+    ft = RichTable(title="by data folder (exact top-1 pooled · per workbook)")
+    for col in ("setting", "folder", "targets/books", "top-1", "recall"):
+        ft.add_column(col)
+    for r in folders_rows:
+        ft.add_row(r["setting"], r["folder"], f"{r['targets']}/{r['books']}",
+                   f"{r['top1']:.3f} · {r['top1_per_book']:.3f}", f"{r['recall']:.3f}")  # fmt: skip
+    console.print(ft)
     sizes = [x for x in loads if "seconds" in x]
     for lo, hi in ((0, 1e4), (1e4, 1e5), (1e5, 1e9)):
         sel = [x["seconds"] for x in sizes if lo <= x["cells"] < hi]
@@ -153,6 +188,7 @@ def main() -> None:
     console.print(tt)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
+        rows += folders_rows
         rows.append({"latency_cells": int(len(lat)), "loads": loads})
         args.json.write_text(json.dumps({"results": rows, "targets": tgts}, indent=1) + "\n")
 
