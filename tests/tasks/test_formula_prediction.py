@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -136,3 +137,30 @@ def test_tiny_model_overfits_a_handful_of_formulas(tokenizer, tmp_path):
     assert records[0]["cell"] == "D2" and records[0]["error"] == "correct"
     greedy, _ = evaluate_formula_prediction(model, examples, beam=1, top_k=1)
     assert greedy["formula_top1"] == 1.0
+
+
+def test_frozen_encoder_layers_do_not_move_and_the_rest_trains(tokenizer, tmp_path):
+    from fortap.tasks.formula_prediction.config import FPEncoder
+    from fortap.tasks.formula_prediction.run import start_encoder
+
+    cfg = FormulaRunConfig(
+        encoder=FPEncoder(name="random", freeze=1),
+        training=FPTraining(steps=3, batch_size=5, dev_checks=0, progress=False),
+        decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
+    )  # fmt: skip
+    encoder = start_encoder(cfg, tokenizer.vocab_size)
+    bottom, top = encoder.encoder.layer[0], encoder.encoder.layer[1]
+    assert not any(p.requires_grad for p in bottom.parameters())
+    assert all(p.requires_grad for p in top.parameters())
+    before = [p.detach().clone() for p in (*bottom.parameters(), *top.parameters())]
+    finetune_formula_prediction(formula_examples(expense_table(), tokenizer), [], encoder, cfg,
+                                tmp_path)  # fmt: skip
+    n = len(list(bottom.parameters()))
+    after = [p.detach() for p in (*bottom.parameters(), *top.parameters())]
+    assert all(torch.equal(a, b) for a, b in zip(before[:n], after[:n], strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(before[n:], after[n:], strict=True))
+    every = start_encoder(dataclasses.replace(cfg, encoder=FPEncoder(freeze=-1)), 100)
+    assert not any(p.requires_grad for p in every.encoder.parameters())
+    assert all(p.requires_grad for p in every.embeddings.parameters())
+    with pytest.raises(ValueError, match="freeze must be >= -1"):
+        FPEncoder(freeze=-2)

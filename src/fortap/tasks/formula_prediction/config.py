@@ -48,10 +48,14 @@ class FPData:
 class FPEncoder:
     name: str = "random"  # random (tiny, untrained), minilm, tuta or fortap
     checkpoint: str = ""  # encoder folder for tuta / fortap (a pretraining run's encoder/)
+    freeze: int = 0  # transformer layers frozen from the bottom (-1 = all; the embeddings, which
+    # hold the new number / tree-position / format tables, always train)
 
     def __post_init__(self) -> None:
         if self.name not in ENCODERS:
             raise ValueError(f"FPEncoder.name must be one of {ENCODERS}, got {self.name!r}")
+        if self.freeze < -1:
+            raise ValueError(f"FPEncoder.freeze must be >= -1 (-1 = all), got {self.freeze}")
 
 
 @dataclass(frozen=True)

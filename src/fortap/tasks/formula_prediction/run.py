@@ -125,7 +125,8 @@ def cap_side(examples: list[Example], per_book: int, most: int) -> tuple[list[Ex
 def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
     """The encoder fine-tuning starts from. Its freshly initialised weights (all of `random`,
     the embeddings MiniLM has no weights for) are drawn after seeding torch with the run's
-    seed, so a run is the same in every process (torch's own start seed differs per process)."""
+    seed, so a run is the same in every process (torch's own start seed differs per process).
+    `encoder.freeze` bottom layers get no gradient (the loop's optimiser leaves them out)."""
     import torch
 
     from fortap.model.config import ModelConfig
@@ -135,9 +136,14 @@ def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
     torch.manual_seed(cfg.training.seed)
     try:
         config = tiny if cfg.encoder.name == "random" else None
-        return baseline_encoder(cfg.encoder.name, cfg.encoder.checkpoint or None, config)
+        encoder = baseline_encoder(cfg.encoder.name, cfg.encoder.checkpoint or None, config)
     except ValueError as err:
         raise FortapError(str(err)) from None
+    layers = encoder.encoder.layer  # (the stack of transformer layers, bottom first)
+    frozen = len(layers) if cfg.encoder.freeze == -1 else min(cfg.encoder.freeze, len(layers))
+    for layer in layers[:frozen]:
+        layer.requires_grad_(False)
+    return encoder
 
 
 def finetune_once(
