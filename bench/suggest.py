@@ -1,6 +1,6 @@
 """Formula suggestion on the visible test split: the acceptance targets of the suggest issue.
 
-    .venv/bin/python bench/suggest.py [--data DIR] [--ranker DIR] [--per-book N]
+    .venv/bin/python bench/suggest.py [--data DIR] [--ranker DIR] [--model DIR] [--per-book N]
         [--latency-per-book N] [--out DIR] [--json PATH]
 
 1. `fortap.suggest.evaluate.evaluate` on the test side of the workbook split of every visible
@@ -10,6 +10,10 @@
    `fortap.suggest.engine.Suggester` (load time reported per workbook size), then
    `suggest(sheet, cell, k=5)` timed for up to `--latency-per-book` of its targets (previews
    included, the target's own formula hidden).
+
+With `--model DIR` (a formula-prediction model folder) the model is a candidate source in both
+parts, and each row adds the model's recall, its own beam top-1 / top-5 and the exact top-1 /
+top-5 of the golds it proposed (`bench/suggest_model.py` measures its per-call cost alone).
 
 Targets (measured, not asserted): sheet exact top-1 >= 0.85 pooled and >= 0.80 per workbook,
 top-5 >= 0.92; new-formula top-1 >= 0.45, top-5 >= 0.65, recall >= 0.75; ranker - rule order
@@ -41,7 +45,9 @@ FOLDERS = (
 QUICK_RANKER = 0.826  # diagnosis note §4: paper metric, kept subset, sheet setting
 
 
-def latency(files: list[Path], ranker: Path | None, per_book: int) -> tuple[list, list]:
+def latency(
+    files: list[Path], ranker: Path | None, per_book: int, model: Path | None = None
+) -> tuple[list, list]:
     """(per-cell ms of `Suggester.suggest`, per-workbook load rows)."""
     from fortap.suggest.engine import Suggester
 
@@ -49,7 +55,7 @@ def latency(files: list[Path], ranker: Path | None, per_book: int) -> tuple[list
     for path in files:
         start = time.perf_counter()
         try:
-            sug = Suggester.open(path, ranker=ranker)
+            sug = Suggester.open(path, ranker=ranker, model=model)
         except Exception as err:  # noqa: BLE001 - a bench reports a broken file and goes on
             loads.append({"book": str(path), "error": str(err)[:200]})
             continue
@@ -102,6 +108,13 @@ def rows_of(m: dict) -> list[dict]:
             for key in ("exact_top1", "exact_top5", "paper_top1", "rule_exact_top1", "recall"):
                 row[key] = round(d[key]["pooled"], 4)
                 row[key + "_per_book"] = round(d[key]["per_book"], 4)
+            if "model_beam_top1" in d:
+                hits = d["top_by_source"].get("model", {"top1": 0.0, "top5": 0.0})
+                row["model_recall"] = round(d["recall_by_source"].get("model", 0.0), 4)
+                row["model_beam_top1"] = round(d["model_beam_top1"]["pooled"], 4)
+                row["model_beam_top5"] = round(d["model_beam_top5"]["pooled"], 4)
+                row["model_proposed_top1"] = round(hits["top1"], 4)
+                row["model_proposed_top5"] = round(hits["top5"], 4)
             rule = d["rule_exact_top1"]["pooled"]
             row["ratio_vs_rules"] = round(d["exact_top1"]["pooled"] / rule, 3) if rule else None
             row["gap_low"], row["gap_high"] = (
@@ -144,16 +157,19 @@ def main() -> None:
         "--data", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "data"
     )
     ap.add_argument("--ranker", type=Path, default=None, help="ranker folder (default: shipped)")
+    ap.add_argument("--model", type=Path, default=None, help="formula-prediction model folder")
     ap.add_argument("--per-book", type=int, default=None, help="cap targets per workbook")
     ap.add_argument("--latency-per-book", type=int, default=40)
     ap.add_argument("--out", type=Path, default=Path("runs/bench_suggest"))
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     folders = [args.data / f for f in FOLDERS if (args.data / f).exists()]
-    cfg = SuggestEvalConfig(split="test", ranker=args.ranker, per_book=args.per_book)
+    cfg = SuggestEvalConfig(
+        split="test", ranker=args.ranker, model=args.model, per_book=args.per_book
+    )
     m = evaluate(folders, args.out, cfg)
     files = [f for f in workbook_files(folders) if side_of(f) == "test"]
-    lat, loads = latency(files, args.ranker, args.latency_per_book)
+    lat, loads = latency(files, args.ranker, args.latency_per_book, args.model)
     lat = np.array(lat)
     rows, tgts = rows_of(m), targets(m, lat)
     console = Console(width=200)
@@ -174,6 +190,14 @@ def main() -> None:
         ft.add_row(r["setting"], r["folder"], f"{r['targets']}/{r['books']}",
                    f"{r['top1']:.3f} · {r['top1_per_book']:.3f}", f"{r['recall']:.3f}")  # fmt: skip
     console.print(ft)
+    for r in rows:
+        if "model_recall" in r:
+            console.print(
+                f"model, {r['setting']} ({r['subset']}): recall {r['model_recall']:.3f}; own beam "
+                f"top-1 / top-5 {r['model_beam_top1']:.3f} / {r['model_beam_top5']:.3f}; golds it "
+                f"proposed, ranked top-1 / top-5 {r['model_proposed_top1']:.3f} / "
+                f"{r['model_proposed_top5']:.3f}"
+            )
     sizes = [x for x in loads if "seconds" in x]
     for lo, hi in ((0, 1e4), (1e4, 1e5), (1e5, 1e9)):
         sel = [x["seconds"] for x in sizes if lo <= x["cells"] < hi]

@@ -134,6 +134,13 @@ def test_truncated_file_is_a_checkpoint_error(saved, cut):
         FortapEncoder.from_pretrained(saved)
 
 
+def test_a_file_that_is_not_safetensors_is_a_checkpoint_error(saved):
+    # its first 8 bytes read as a header length far past the end of the file
+    (saved / "model.safetensors").write_bytes(b"not safetensors at all")
+    with pytest.raises(CheckpointError, match=r"model\.safetensors is not a readable safetensors"):
+        FortapEncoder.from_pretrained(saved)
+
+
 def test_file_cut_inside_the_data_names_the_tensor(saved):
     path = saved / "model.safetensors"
     path.write_bytes(path.read_bytes()[:-100])

@@ -192,7 +192,7 @@ def test_missing_ranker_and_model(book, tmp_path):
         "error: no such ranker: none"
     )
     assert error_of("suggest", book, "B6", "--model", tmp_path / "m") == (
-        f"error: --model {tmp_path / 'm'}: the model candidate source is not built yet"
+        f"error: --model {tmp_path / 'm'}: no such folder"
     )
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 import torch
 
+from fortap.encoding.serialize import SerializeConfig
+from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
 from fortap.model.formula_decoder import DecoderConfig
 from fortap.tasks.formula_prediction.checkpoint import (
     baseline_encoder,
     load_formula_model,
+    load_inputs,
     save_formula_model,
 )
 from fortap.tasks.formula_prediction.examples import formula_examples, fp_batch
@@ -31,6 +34,17 @@ def test_saved_model_loads_to_the_same_scores(tokenizer, tmp_path):
         after, _ = loaded(batch)
     assert loaded.decoder.cfg == model.decoder.cfg
     assert float(after) == pytest.approx(float(before), rel=1e-6)
+    assert load_inputs(tmp_path / "fp") is None  # saved without its input settings
+
+
+def test_input_settings_are_saved_beside_the_model(tmp_path):
+    model = FormulaPredictionModel(tiny_encoder(), DecoderConfig(layers=1, heads=2, dropout=0.0))
+    inputs = SerializeConfig(max_seq_len=96, formula_mode="value")
+    save_formula_model(model, tmp_path / "fp", inputs)
+    assert load_inputs(tmp_path / "fp") == inputs
+    (tmp_path / "fp" / "inputs.json").write_text('{"max_seq_len": 4}')
+    with pytest.raises(CheckpointError, match=r"inputs\.json: SerializeConfig\.max_seq_len"):
+        load_inputs(tmp_path / "fp")
 
 
 def test_pretrained_encoders_come_from_their_folders(tmp_path):

@@ -53,7 +53,8 @@ def test_finetune_then_evaluate_write_their_files(tmp_path):
     assert done.exit_code == 0, done.output
     assert "rules (sheet)" in done.output and "best formula top-1" in done.output
     for name in ("predictions.jsonl", "metrics.json", "report.md", "learning_curve.png",
-                 "accuracy_by_sketch_length.png", "model/decoder.safetensors"):  # fmt: skip
+                 "accuracy_by_sketch_length.png", "model/decoder.safetensors",
+                 "model/inputs.json"):  # fmt: skip
         assert (out / name).is_file(), name
     metrics = json.loads((out / "metrics.json").read_text())
     systems = metrics["systems"]

@@ -123,6 +123,8 @@ def truncated_tensor(path: Path) -> str | None:
     try:
         with open(path, "rb") as f:
             size = int.from_bytes(f.read(8), "little")
+            if size > path.stat().st_size - 8:
+                return None  # no intact header (not a safetensors file at all)
             header = json.loads(f.read(size))
         data_bytes = path.stat().st_size - 8 - size
         ends = {

@@ -100,6 +100,7 @@ class BookContext:
         self.book = book
         self.sheets = sheets
         self.book_index = None  # built by the book-wide copy source (`candidates.book`)
+        self.regions: dict[str, tuple] = {}  # sheet -> its table regions (`candidates.model`)
 
     @classmethod
     def from_workbook(cls, book: Workbook) -> BookContext:

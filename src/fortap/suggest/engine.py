@@ -1,8 +1,9 @@
 """`Suggester`: a workbook opened once, then ranked formula suggestions with previews per cell.
 
 `Suggester.open` reads the workbook with fortap's reader, prepares the candidate sources'
-`BookContext`, loads the ranker and the formualizer engine for previews. `suggest(sheet, cell,
-k)` hides the cell's own formula (the candidate sources never see it, the preview overwrites
+`BookContext`, loads the ranker, the formualizer engine for previews and, when a model folder
+is given, the formula-prediction model (`candidates.model.ModelSource`, once: each call then
+costs one encoder pass and a beam search more). `suggest(sheet, cell, k)` hides the cell's own formula (the candidate sources never see it, the preview overwrites
 it), generates every candidate, ranks them, previews a shortlist of the best `k + SHORTLIST_EXTRA`
 and returns the best `k`: within the shortlist, candidates whose preview is an Excel error move
 after those that give a value (otherwise the ranker's order is kept).
@@ -63,12 +64,15 @@ class RuleOrder:
 class Suggester:
     """A workbook prepared for suggestions; build it with `Suggester.open`."""
 
-    def __init__(self, path: Path, workbook: Workbook, ranker, previewer: Previewer) -> None:
+    def __init__(
+        self, path: Path, workbook: Workbook, ranker, previewer: Previewer, model=None
+    ) -> None:
         self.path = path
         self.workbook = workbook
         self.context = BookContext.from_workbook(workbook)
         self.ranker = ranker
         self.previewer = previewer
+        self.model = model  # a `candidates.model.ModelSource`, or None
 
     @classmethod
     def open(
@@ -80,19 +84,24 @@ class Suggester:
         limits: ReadLimits | None = None,
         cache_dir: Path | None = None,
     ) -> Suggester:
-        """Read `path` once (.xlsx/.xlsm/.xls/.ods/.csv), load the ranker and the preview engine.
+        """Read `path` once (.xlsx/.xlsm/.xls/.ods/.csv), load the ranker, the preview engine
+        and the formula-prediction model in folder `model` (None: no model candidates).
 
-        Raises `FortapError` (the reader's `SheetError` for an unreadable workbook).
+        Raises `FortapError` (the reader's `SheetError` for an unreadable workbook; one error
+        naming the folder for a model folder that is missing or not a model).
         """
         from fortap.sheet.read import DEFAULT_LIMITS, read_workbook
 
         path = Path(path)
+        source = None
         if model is not None:
-            raise FortapError(f"--model {model}: the model candidate source is not built yet")
+            from fortap.suggest.candidates.model import ModelSource
+
+            source = ModelSource.load(model)
         if not path.is_file():
             raise FortapError(f"no such file: {path}")
         book = read_workbook(path, limits or DEFAULT_LIMITS, cache_dir)
-        return cls(path, book, load_ranker(ranker), Previewer.load(book))
+        return cls(path, book, load_ranker(ranker), Previewer.load(book), source)
 
     def sheets(self) -> list[SheetInfo]:
         return [SheetInfo(s.name, s.n_rows, s.n_cols) for s in self.workbook.sheets]
@@ -104,7 +113,7 @@ class Suggester:
         name = str(self.path)
         arg = parse_cell(cell, name)
         host = locate(arg, sheet, self.workbook.sheets, name)
-        candidates = generate(self.context, Target(host.name, arg.row, arg.col))
+        candidates = generate(self.context, Target(host.name, arg.row, arg.col), model=self.model)
         shortlist = self.ranker.rank(candidates)[: k + SHORTLIST_EXTRA]
         previews = [
             self.previewer.preview(host.name, arg.row + 1, arg.col + 1, c.formula)

@@ -8,7 +8,14 @@ cross-sheet formulas included) is asked in three settings:
 
 - *sheet*: every other formula of the workbook visible (a user asking about one cell);
 - *new-formula*: the target's dragged block hidden too (the formula is new to its sheet);
-- *paper*: no formula visible (templates only, as the paper's task).
+- *paper*: no formula visible (templates, and the model when one is given, as the paper's
+  task).
+
+With a formula-prediction model (`SuggestEvalConfig.model`, loaded once) its beam is a
+candidate source in every setting (`candidates.model`); records then also hold the gold's
+rank in the model's own beam (`model_rank`, 0-based like the other ranks, counted before
+unusable entries are dropped), so the model is measured on its own beside its share in the
+merged ranking.
 
 Per target and setting one record (`records.jsonl`): whether the gold is among the candidates
 (recall, also per source), and the gold's rank under the ranker and under the fixed rule order
@@ -41,7 +48,7 @@ class SuggestEvalConfig:
 
     split: str = "test"  # "test": the test side of the workbook split; "all": every workbook
     ranker: Path | None = None  # ranker folder; None = the default shipped with fortap
-    model: Path | None = None  # formula-prediction model folder (model source; not built yet)
+    model: Path | None = None  # formula-prediction model folder (adds the model source)
     per_book: int | None = None  # at most this many targets per workbook (evenly spread)
     settings: tuple[str, ...] = SETTINGS
     shortlist: int = 5  # top-k reported (exact_top5 uses 5 whatever this is)
@@ -64,14 +71,17 @@ def rank_of(texts: Sequence[str], gold: str) -> int | None:
     return None
 
 
-def target_records(ctx: BookContext, book: str, target: Target, ranker: Ranker, settings):
-    """One record per setting for one target (see the module doc)."""
+def target_records(
+    ctx: BookContext, book: str, target: Target, ranker: Ranker, settings, model=None
+):
+    """One record per setting for one target (see the module doc); `model` a loaded
+    `candidates.model.ModelSource` or None."""
     gold = gold_text(ctx, target)
     formula = ctx.formula_at(target.sheet, target.row, target.col)
     out = []
     for setting in settings:
         start = time.perf_counter()
-        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting)
+        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting, model)
         ranked = [c for c, _ in ranker.rank(cands)]
         ms = 1000 * (time.perf_counter() - start)
         texts = [c.formula.upper().replace(" ", "") for c in ranked]
@@ -94,9 +104,15 @@ def target_records(ctx: BookContext, book: str, target: Target, ranker: Ranker, 
             "top1_source": ranked[0].source if ranked else None,
             "gold_sources": [] if hit is None else
             [s for s in SOURCES if ranked[hit].features.get(f"src_{s}")],
+            "model_rank": None if hit is None else _beam_rank(ranked[hit]),
             "ms": ms,
         })  # fmt: skip
     return out
+
+
+def _beam_rank(cand) -> int | None:
+    rank = cand.features.get("model_rank")  # 1-based, as the reason shows it
+    return None if rank is None else int(rank) - 1
 
 
 def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfig) -> dict:
@@ -108,13 +124,18 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ranker = Ranker.load(cfg.ranker)
+    model = None
+    if cfg.model is not None:
+        from fortap.suggest.candidates.model import ModelSource
+
+        model = ModelSource.load(cfg.model)
     files = [f for f in workbook_files(paths) if cfg.split == "all" or side_of(f) == "test"]
     errors: list[dict] = []
     records, loads = [], []
     for path, ctx in _timed(contexts(files, errors), loads):
         book = str(path)
         for target in spread(targets_of(ctx), cfg.per_book):
-            records += target_records(ctx, book, target, ranker, cfg.settings)
+            records += target_records(ctx, book, target, ranker, cfg.settings, model)
     with open(out / "records.jsonl", "w") as fh:
         for r in records:
             fh.write(json.dumps(r) + "\n")

@@ -4,6 +4,15 @@ A ranker is two files in a folder: `model.txt` (LightGBM's own text format; neve
 and `features.json` (the feature names in column order, plus how it was trained). A feature a
 candidate lacks is NaN, which the trees route on their own. `Ranker.load(None)` loads the small
 default shipped in `fortap/suggest/ranker_default/`.
+
+A candidate of an optional source (`OPTIONAL`: the model, present only when a user gives one)
+that the ranker never saw in training (no `src_<source>` among its features: the shipped
+ranker was trained without a model) is not scored against the others, since every feature of
+its own would be missing and the trees' answer for it meaningless. Such candidates follow the
+ranked ones in their generation order (the model's beam order), with scores below every ranked
+candidate's (the lowest ranked score minus 1, 2, ...), so scores still fall with rank. A formula such a source proposes that another source
+proposes too is that source's candidate (`candidates.generate` merges them) and is ranked.
+A ranker trained with model candidates has `src_model` and ranks them with the rest.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from fortap.errors import FortapError
 
 DEFAULT_DIR = Path(__file__).parent / "ranker_default"
 MODEL_FILE, FEATURES_FILE = "model.txt", "features.json"
+OPTIONAL = ("model",)  # sources a ranker may have been trained without
 
 
 @dataclass(frozen=True)
@@ -83,11 +93,21 @@ class Ranker:
         # one thread: a few dozen rows, and OpenMP start-up would cost more than the trees
         return self.booster.predict(matrix(self.feature_names, features), num_threads=1)  # (n,)
 
+    def knows(self, source: str) -> bool:
+        """Whether the ranker scores candidates of `source`: every source but an `OPTIONAL` one
+        it was trained without."""
+        return source not in OPTIONAL or f"src_{source}" in self.feature_names
+
     def rank(self, candidates: Sequence) -> list[tuple[object, float]]:
-        """`(candidate, score)` pairs, best first (ties keep the candidates' order)."""
-        scores = self.scores([c.features for c in candidates])
-        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-        return [(candidates[i], float(scores[i])) for i in order]
+        """`(candidate, score)` pairs, best first (ties keep the candidates' order); candidates
+        of an optional source the ranker does not know come last, in their order (module doc)."""
+        known = [c for c in candidates if self.knows(c.source)]
+        unseen = [c for c in candidates if not self.knows(c.source)]
+        scores = self.scores([c.features for c in known])
+        order = sorted(range(len(known)), key=lambda i: (-scores[i], i))
+        ranked = [(known[i], float(scores[i])) for i in order]
+        floor = float(scores.min()) if len(known) else 0.0
+        return ranked + [(c, floor - i) for i, c in enumerate(unseen, start=1)]
 
 
 def train_ranker(

@@ -13,6 +13,8 @@ ROWS = (
     ("rule order exact top-5", "rule_exact_top5"),
     ("rule order paper top-1", "rule_paper_top1"),
     ("candidate recall", "recall"),
+    ("model's own beam top-1", "model_beam_top1"),
+    ("model's own beam top-5", "model_beam_top5"),
 )
 
 
@@ -34,6 +36,8 @@ def table(metrics: dict, part: str) -> list[str]:
     ]
     lines.append("| targets / workbooks | " + " | ".join(counts) + " |")
     for label, key in ROWS:
+        if key.startswith("model_") and not any(key in metrics[s][part] for s in settings):
+            continue  # no model in this run
         lines.append(
             f"| {label} | " + " | ".join(_cell(metrics[s][part].get(key)) for s in settings) + " |"
         )
@@ -53,8 +57,9 @@ def table(metrics: dict, part: str) -> list[str]:
 
 def sources(metrics: dict) -> list[str]:
     lines = [
-        "| setting | gold among candidates, by source | top-1 share · precision, by source |",
-        "|---|---|---|",
+        "| setting | gold among candidates, by source | top-1 share · precision, by source |"
+        " exact top-1 / top-5 of golds the source proposed |",
+        "|---|---|---|---|",
     ]
     for s, m in metrics.items():
         if not (isinstance(m, dict) and "detail" in m):
@@ -65,7 +70,10 @@ def sources(metrics: dict) -> list[str]:
             f"{k} {v['share']:.2f} · {v['precision']:.3f}"
             for k, v in d.get("top1_by_source", {}).items()
         )
-        lines.append(f"| {s} | {rec} | {top} |")
+        hits = ", ".join(
+            f"{k} {v['top1']:.3f} / {v['top5']:.3f}" for k, v in d.get("top_by_source", {}).items()
+        )
+        lines.append(f"| {s} | {rec} | {top} | {hits} |")
     return lines
 
 

@@ -4,8 +4,11 @@ For each setting: pooled rates over targets and the mean of per-workbook rates, 
 95 % workbook-bootstrap interval (workbooks resampled with replacement: the targets of one
 workbook are alike, so workbooks are the unit of evidence); the ranker against the fixed rule
 order on the same candidates (`fortap.evaluation.by_workbook.bootstrap_gap`); candidate recall
-overall and per source; top-1 precision by the source of the top candidate; latency. The same
-table again for the paper's kept subset (formulas its filters keep).
+overall and per source; top-1 precision by the source of the top candidate; exact top-1 and
+top-5 credited to each source that proposed the gold; latency. With a formula-prediction
+model, also the model's own beam top-1 / top-5 (the gold's place in the beam, whatever the
+ranking did with it). The same table again for the paper's kept subset (formulas its filters
+keep).
 """
 
 from __future__ import annotations
@@ -62,8 +65,9 @@ def rate(tallies: dict[str, Tally], rounds: int, seed: int) -> dict[str, float]:
     }
 
 
-def setting_metrics(records: Sequence[dict], rounds: int, seed: int) -> dict:
-    """Every metric of one setting's records (see the module doc)."""
+def setting_metrics(records: Sequence[dict], rounds: int, seed: int, model: bool = False) -> dict:
+    """Every metric of one setting's records (see the module doc); `model`: the records come
+    from a run with a formula-prediction model."""
     out: dict = {"targets": len(records), "books": len({r["book"] for r in records})}
     if not records:
         return out
@@ -75,6 +79,17 @@ def setting_metrics(records: Sequence[dict], rounds: int, seed: int) -> dict:
     out["recall_by_source"] = {
         s: float(np.mean([s in r["gold_sources"] for r in records])) for s in sources
     }
+    out["top_by_source"] = {
+        s: {
+            f"top{k}": float(np.mean([_hit("rank", k)(r) and s in r["gold_sources"]
+                                      for r in records]))
+            for k in (1, 5)
+        }
+        for s in sources
+    }  # fmt: skip
+    if model:
+        for k in (1, 5):
+            out[f"model_beam_top{k}"] = rate(by_book(records, _hit("model_rank", k)), rounds, seed)
     top = defaultdict(list)
     for r in records:
         top[r["top1_source"]].append(float(r["rank"] == 0))
@@ -96,8 +111,10 @@ def summarise(records: Sequence[dict], cfg) -> dict:
     out: dict = {}
     for setting in cfg.settings:
         mine = [r for r in records if r["setting"] == setting]
-        full = setting_metrics(mine, cfg.bootstrap_rounds, cfg.seed)
-        kept = setting_metrics([r for r in mine if r["kept"]], cfg.bootstrap_rounds, cfg.seed)
+        model = cfg.model is not None
+        full = setting_metrics(mine, cfg.bootstrap_rounds, cfg.seed, model)
+        subset = [r for r in mine if r["kept"]]
+        kept = setting_metrics(subset, cfg.bootstrap_rounds, cfg.seed, model)
         out[setting] = {
             "exact_top1": full.get("exact_top1", {}).get("pooled"),
             "exact_top5": full.get("exact_top5", {}).get("pooled"),

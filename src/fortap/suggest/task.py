@@ -36,13 +36,26 @@ def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: Sugges
                      both("exact_top5"), both("rule_exact_top1"), both("recall"))  # fmt: skip
     console = stdout_console()
     console.print(view)
+    if cfg.model is not None:
+        for setting in cfg.settings:
+            d = metrics[setting]["detail"]
+            if "model_beam_top1" not in d:
+                continue
+            hits = d.get("top_by_source", {}).get("model", {"top1": 0.0, "top5": 0.0})
+            console.print(
+                f"model, {setting}: gold among its candidates "
+                f"{d['recall_by_source'].get('model', 0.0):.3f}; its own beam top-1 / top-5 "
+                f"{d['model_beam_top1']['pooled']:.3f} / {d['model_beam_top5']['pooled']:.3f}; "
+                f"ranked top-1 / top-5 of golds it proposed {hits['top1']:.3f} / {hits['top5']:.3f}",
+                highlight=False,
+            )
     console.print(f"report: {Path(out) / 'report.md'}")
     return metrics
 
 
 TASK = Task(
     name="formula-suggestion",
-    summary="rank formulas for a cell of a workbook (copy, sibling, template candidates)",
+    summary="rank formulas for a cell of a workbook (copy, sibling, template, model candidates)",
     config=SuggestEvalConfig,
     shorthands={"model": "model", "seed": "seed", "split": "split", "ranker": "ranker"},
     metrics=summarise,

@@ -9,12 +9,14 @@
   or same row and column labels);
 - `template`: aggregates of the numbers above/left, and differences, ratios and changes of the
   two neighbouring rows/columns;
-- `model`: the formula-prediction model's beam, when a model is given: NOT BUILT YET (the
-  engine refuses `--model` with a clear error until it is).
+- `model`: the formula-prediction model's beam, when a model is given (`model.ModelSource`,
+  loaded once by the caller); it comes last, in beam order.
 
 `generate` merges them by formula text (every source prints through the same printer): a formula several sources
-propose is one candidate carrying every source's features and a flag per source. Features
-never read the target cell itself or any hidden cell: those count as empty and formula-less.
+propose is one candidate carrying every source's features and a flag per source. A formula
+the model proposes too keeps the first source's name and reason, with "; also model (beam
+rank i)" added to the reason. Features never read the target cell itself or any hidden cell:
+those count as empty and formula-less.
 """
 
 from __future__ import annotations
@@ -43,10 +45,12 @@ def generate(
     target: Target,
     hidden: frozenset[Place] = frozenset(),
     setting: str = "sheet",
+    model=None,
 ) -> list[Candidate]:
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
-    formula of the workbook is visible, so only templates (and the model) propose."""
+    formula of the workbook is visible, so only templates (and the model) propose. `model`: a
+    loaded `model.ModelSource`, or None for no model candidates."""
     from fortap.suggest.candidates import book, copy, keyed, sibling, template, verbatim
     from fortap.suggest.features import query_features, rule_positions
 
@@ -62,6 +66,8 @@ def generate(
         raw += book.candidates(ctx, target, hidden)
         raw += sibling.candidates(ctx, target, hidden)
     raw += template.candidates(ctx, target, hidden)
+    if model is not None:
+        raw += model.candidates(ctx, target, hidden)
     query = query_features(ctx, target, hidden)
     merged: dict[str, Candidate] = {}
     for cand in raw:
@@ -72,6 +78,9 @@ def generate(
             merged[key] = Candidate(cand.formula, cand.source, cand.reason, feats)
         else:
             feats = {**cand.features, **old.features, f"src_{cand.source}": 1.0}
-            merged[key] = Candidate(old.formula, old.source, old.reason, feats)
+            reason = old.reason
+            if cand.source == "model" and old.source != "model":
+                reason = f"{reason}; also {cand.reason}"
+            merged[key] = Candidate(old.formula, old.source, reason, feats)
     out = list(merged.values())
     return rule_positions(out)

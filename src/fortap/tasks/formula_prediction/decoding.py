@@ -66,12 +66,20 @@ class DecodeConfig:
             raise ValueError(f"DecodeConfig.alpha must be >= 0, got {self.alpha}")
 
 
-@torch.no_grad()
 def decode(model, batch: Batch, cfg: DecodeConfig | None = None) -> list[list[Candidate]]:
     """Ranked candidates for every example of `batch` (`model` a `FormulaPredictionModel`)."""
+    return decode_at(model, batch, batch.targets[FP_KEY]["cell"], cfg)
+
+
+@torch.no_grad()
+def decode_at(
+    model, batch: Batch, cell: torch.Tensor, cfg: DecodeConfig | None = None
+) -> list[list[Candidate]]:
+    """Ranked candidates for the cells `cell` (B,) (0-based cell index per example): `decode`
+    for inputs that carry no gold formula (a suggestion for a cell of a user's sheet)."""
     cfg = cfg or DecodeConfig()
     model.eval()
-    enc = _encode(model, batch)
+    enc = model.encode(batch, cell)
     grammar = GrammarBias() if cfg.grammar else None  # one memo for the whole batch
     out = []
     for b in range(batch.token_ids.shape[0]):
@@ -82,10 +90,6 @@ def decode(model, batch: Batch, cfg: DecodeConfig | None = None) -> list[list[Ca
             found = beam_sketches(model.decoder, one, cfg, grammar)
         out.append(fill_ranges(model.decoder, one, found[: cfg.top_k]))
     return out
-
-
-def _encode(model, batch: Batch) -> Encoded:
-    return model.encode(batch, batch.targets[FP_KEY]["cell"])
 
 
 def greedy(

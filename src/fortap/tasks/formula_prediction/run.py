@@ -89,7 +89,7 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
         raise FortapError(f"no tables in {', '.join(map(str, paths))}")
     tables = one_copy_per_book(read)  # a workbook given as .xls and .xlsx counts once
     tokenizer = Tokenizer()
-    ex_cfg = with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.data.max_seq_len)
+    ex_cfg = examples_config(cfg)
     sides = corpus_sides(cfg.data.corpus) if cfg.data.corpus else None
     formulas = parse_tables(tables)  # the run's one parse of every formula cell
     split, note = split_for_run(tables, tokenizer, ex_cfg, cfg.training.seed, sides, formulas)
@@ -107,6 +107,11 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
         if capped:
             note += f"; {verb} {capped}"
     return Loaded(tables, tokenizer, split, note, formulas)
+
+
+def examples_config(cfg: FormulaRunConfig) -> FormulaExamplesConfig:
+    """How the run turns formula cells into examples (saved beside the model as its inputs)."""
+    return with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.data.max_seq_len)
 
 
 def cap_side(examples: list[Example], per_book: int, most: int) -> tuple[list[Example], str]:
@@ -201,7 +206,7 @@ def run_finetune(
                 curve.append(CurvePoint(share, len(part), top1))
         if not dist.is_main:
             return None
-        save_formula_model(model, out / "model")
+        save_formula_model(model, out / "model", examples_config(cfg).serialize)
         run = FormulaRun(model, tables, split, systems, records, [note], formulas)
         write_outputs(out, run, cfg, sorted(curve, key=lambda p: p.share), console)
         return run

@@ -1,0 +1,287 @@
+"""Model candidates: a fine-tuned formula-prediction model's beam for the target cell.
+
+The suggestion engine reads whole sheets; the model reads one table, as `fortap ingest` and
+`fortap finetune formula-prediction` see it. So the target's sheet is cut into table regions
+with the project's detector (`fortap.table.regions.find_regions`, once per sheet on the sheet
+as read, kept on the `BookContext`: only where a table ends may depend on a hidden cell being
+filled), and the region holding the target is built into a `Table` with its header rows,
+columns and trees (`fortap.table.build_table`) from a copy of the region in which the hidden
+cells (the target, and in the new-formula setting its dragged block) are empty: the model
+never sees their values, and it never sees any formula (other formula cells are shown by
+value, the paper setting it was trained in). An empty target within `REACH` rows below or
+columns right of a region (a total row or column not written yet) joins that region; a target
+in no region and beside none (or past the first 256 rows or columns of a long table, where
+the detector cuts it) gets no model candidates.
+
+The example is the fine-tuning one without its gold (`examples.prediction_example`'s input:
+the header cells plus the target's row and column, the target as `[SEP] [FORMULA]`), built
+with the `SerializeConfig` saved beside the model (`inputs.json`; the run default of 128
+tokens for folders saved before it existed). Beam search (`decoding.decode_at`) gives up to
+`DecodeConfig.top_k` sketches with their pointed cells; each becomes Excel text through
+`formula.from_sketch.formula_of_sketch` with A1 references at the cells' sheet coordinates
+(areas written top-left first), printed as every source prints. A beam entry is **dropped**
+when its sketch holds a placeholder the 41-token vocabulary cannot fill in (`<num>`,
+`"<text>"`, `<bool>` constants, `[UNKOP]`), when it has no reading as a formula, when its text
+does not parse back (`parse_formula`), or when an area of it covers the target (a circular
+formula): what is left are formulas Excel accepts as they are. The reason names the beam rank
+("model (beam rank 2)", counted before dropping); the features carry it and the beam's
+log-probabilities, all named `model_*`: a formula another source proposes too takes them into
+that source's candidate, where a ranker trained without the model ignores them (features such
+as `land_*` would change what it sees of that candidate, so the model source adds none).
+
+`ModelSource.load` reads the model once (safetensors and JSON only: nothing is unpickled); a
+folder that is not a model gives one `FortapError`. Per call: one table build, one encoder
+pass over at most `max_seq_len` tokens and a beam of 5 (`bench/suggest_model.py` measures it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fortap.errors import FortapError
+from fortap.formula.nodes import Address, Ref
+from fortap.formula.references import ref_a1
+from fortap.formula.tokens import C_BOOL, C_NUM, C_STR, UNKOP
+from fortap.suggest.context import BookContext, Place, Target
+
+if TYPE_CHECKING:
+    from fortap.tasks.formula_prediction.decoding import DecodeConfig
+    from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig
+    from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+    from fortap.text.tokenizer import Tokenizer
+
+REACH = 2  # an empty target this many rows below / columns right of a table joins it
+PLACEHOLDER_TOKENS = frozenset({C_NUM, C_STR, C_BOOL, UNKOP})
+MODEL_FILES = ("decoder.json", "decoder.safetensors", "encoder/config.json")
+
+
+@dataclass
+class ModelSource:
+    """A formula-prediction model loaded once, with its tokenizer and input settings."""
+
+    folder: Path
+    model: FormulaPredictionModel  # in eval mode
+    tokenizer: Tokenizer
+    examples: FormulaExamplesConfig  # how the target's input is built
+    decoding: DecodeConfig  # the beam search
+
+    @classmethod
+    def load(cls, folder: str | Path, beam: int = 5) -> ModelSource:
+        """The model in `folder` (what `fortap finetune formula-prediction -o OUT` writes in
+        `OUT/model`; `OUT` itself is accepted too); `FortapError` when it is not one."""
+        path = model_folder(Path(folder))
+        return _load(str(path.resolve()), _stamp(path), beam)
+
+    def candidates(self, ctx: BookContext, target: Target, hidden: frozenset[Place]) -> list:
+        """The beam's `Candidate`s for `target`, best first (see the module doc)."""
+        import torch
+
+        from fortap.encoding.collate import collate
+        from fortap.tasks.formula_prediction.decoding import decode_at
+
+        found = self.example(ctx, target, hidden)
+        if found is None:
+            return []
+        example, index, origin = found
+        beam = decode_at(self.model, collate([example]), torch.tensor([index]), self.decoding)[0]
+        out = []
+        for rank, guess in enumerate(beam, start=1):
+            cand = self._candidate(ctx, target, hidden, example, origin, guess, rank)
+            if cand is not None:
+                out.append(cand)
+        return out
+
+    def example(self, ctx: BookContext, target: Target, hidden: frozenset[Place]):
+        """(the target's `Example`, the target's 0-based cell index in it, the table's sheet
+        (top, left)); None when the target is in no table or alone does not fit."""
+        from fortap.encoding.selection import select_cells
+        from fortap.encoding.serialize import serialize
+
+        table = table_at(ctx, target, hidden | {(target.sheet, target.row, target.col)})
+        if table is None:
+            return None
+        top, left = table.region.top, table.region.left
+        rc = (target.row - top, target.col - left)
+        try:
+            example = serialize(
+                table,
+                self.tokenizer,
+                self.examples.serialize,
+                cells=select_cells(table, rc),
+                formula_inputs={rc: "tag"},
+            )
+        except ValueError:
+            return None
+        index = next(k for k, at in enumerate(example.cell_coords) if tuple(at) == rc)
+        return example, index, (top, left)
+
+    def _candidate(self, ctx, target, hidden, example, origin, guess, rank: int):
+        from fortap.formula import parse_formula
+        from fortap.formula.from_sketch import formula_of_sketch
+        from fortap.formula.printer import to_text
+        from fortap.suggest.candidates import Candidate
+        from fortap.suggest.candidates.anchor import refs_of
+
+        sketch = guess.sketch
+        if PLACEHOLDER_TOKENS.intersection(sketch):
+            return None
+        top, left = origin
+        cells = []
+        for p in guess.pointers:
+            if not 0 <= p < len(example.cell_coords):
+                return None
+            r, c = example.cell_coords[p]
+            cells.append((top + r, left + c))
+        try:
+            text = to_text(formula_of_sketch(sketch, cells), _ordered_a1)
+            parsed = parse_formula(text, target.sheet, (target.row, target.col))
+        except FortapError:
+            return None
+        if any(_covers(ref, target) for ref in refs_of(parsed.ast)):
+            return None  # an area over the target: a circular formula
+        feats = {
+            "model_rank": float(rank),
+            "model_logp": guess.score,
+            "model_range_logp": guess.range_score,
+        }
+        return Candidate(to_text(parsed.ast), "model", f"model (beam rank {rank})", feats)
+
+
+def model_folder(folder: Path) -> Path:
+    """`folder`, or `folder/model` when `folder` is a fine-tuning run's output; `FortapError`
+    naming what is missing otherwise."""
+    if not folder.exists():
+        raise FortapError(f"--model {folder}: no such folder")
+    if not folder.is_dir():
+        raise FortapError(f"--model {folder}: not a folder (give a fine-tuned model folder)")
+    if not (folder / MODEL_FILES[0]).is_file() and (folder / "model" / MODEL_FILES[0]).is_file():
+        folder = folder / "model"
+    missing = [name for name in MODEL_FILES if not (folder / name).is_file()]
+    if missing:
+        raise FortapError(
+            f"--model {folder}: not a formula-prediction model folder (missing "
+            f"{', '.join(missing)}; `fortap finetune formula-prediction -o OUT` writes one "
+            "in OUT/model)"
+        )
+    return folder
+
+
+def _stamp(folder: Path) -> tuple[int, ...]:
+    """Modification times of the model's files: a folder written again is loaded again."""
+    return tuple((folder / name).stat().st_mtime_ns for name in MODEL_FILES)
+
+
+@functools.lru_cache(maxsize=2)
+def _load(folder: str, stamp: tuple[int, ...], beam: int) -> ModelSource:
+    """One load per folder (and version) per process: several open workbooks (the service)
+    share the model's weights. `stamp` only keys the cache."""
+    import torch
+
+    from fortap.errors import CheckpointError
+    from fortap.tasks.formula_prediction.checkpoint import load_formula_model, load_inputs
+    from fortap.tasks.formula_prediction.config import FPData
+    from fortap.tasks.formula_prediction.decoding import DecodeConfig
+    from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, with_serialize
+    from fortap.text.tokenizer import Tokenizer
+
+    try:
+        model = load_formula_model(folder)
+        inputs = load_inputs(folder)
+    except (CheckpointError, OSError, ValueError, TypeError, RuntimeError) as err:
+        raise FortapError(f"--model {folder}: cannot load the model: {err}") from None
+    tokenizer = Tokenizer()
+    vocab = model.encoder.config.vocab_size
+    if vocab < tokenizer.vocab_size:
+        raise FortapError(
+            f"--model {folder}: its encoder has {vocab} token ids, the tokenizer "
+            f"{tokenizer.vocab_size}: not a model fortap fine-tuned"
+        )
+    examples = FormulaExamplesConfig()
+    if inputs is not None:
+        examples = dataclasses.replace(examples, serialize=inputs)
+    else:
+        examples = with_serialize(examples, max_seq_len=FPData().max_seq_len)
+    torch.set_flush_denormal(True)
+    return ModelSource(
+        Path(folder), model, tokenizer, examples, DecodeConfig(beam=beam, top_k=beam)
+    )
+
+
+def table_at(ctx: BookContext, target: Target, hidden: frozenset[Place]):
+    """The `Table` of the region holding `target` (grown to reach it when it lies just beside
+    one), built with the `hidden` cells empty; None when there is none."""
+    from fortap.sheet.model import Region
+    from fortap.table.detect import DEFAULT_TABLES, build_table
+
+    sheet = ctx.sheet(target.sheet).sheet
+    found = _regions(ctx, target.sheet)
+    at = next((t for t in found if t.region.contains(target.row, target.col)), None)
+    region = None if at is None else at.region
+    if at is None:
+        at = next((t for t in found if _beside(t.region, target)), None)
+        if at is None:
+            return None
+        r = at.region
+        region = Region(r.top, r.left, max(r.bottom, target.row), max(r.right, target.col))
+    assert region is not None
+    cells = {
+        (r, c): cell
+        for (r, c), cell in _window(sheet, region)
+        if (target.sheet, r, c) not in hidden
+    }
+    masked = dataclasses.replace(sheet, cells=cells)
+    return build_table(masked, region, at.context, DEFAULT_TABLES.headers)
+
+
+def _regions(ctx: BookContext, name: str) -> tuple:
+    """The sheet's `TableRegion`s, found once per context."""
+    from fortap.table.detect import DEFAULT_TABLES
+    from fortap.table.regions import find_regions
+
+    found = ctx.regions.get(name)
+    if found is None:
+        found = find_regions(ctx.sheet(name).sheet, DEFAULT_TABLES.regions).tables
+        ctx.regions[name] = found
+    return found
+
+
+def _beside(region, target: Target) -> bool:
+    below = region.left <= target.col <= region.right and 0 < target.row - region.bottom <= REACH
+    right = region.top <= target.row <= region.bottom and 0 < target.col - region.right <= REACH
+    return below or right
+
+
+def _window(sheet, region):
+    """The non-empty cells of `sheet` inside `region`, by whichever is smaller to scan."""
+    if len(sheet.cells) <= region.n_rows * region.n_cols:
+        return ((rc, cell) for rc, cell in sheet.cells.items() if region.contains(*rc))
+    return (
+        ((r, c), sheet.cells[(r, c)])
+        for r in range(region.top, region.bottom + 1)
+        for c in range(region.left, region.right + 1)
+        if (r, c) in sheet.cells
+    )
+
+
+def _covers(ref: Ref, target: Target) -> bool:
+    from fortap.formula.references import ref_box
+
+    box = ref_box(ref)
+    return box is not None and box[0] <= target.row <= box[2] and box[1] <= target.col <= box[3]
+
+
+def _ordered_a1(ref: Ref) -> str:
+    """A1 text of a reference, an area written top-left first (`B2:B5`, never `B5:B2`)."""
+    if ref.kind == "area" and ref.start is not None and ref.end is not None:
+        a, b = ref.start, ref.end
+        if a.row is not None and b.row is not None and a.col is not None and b.col is not None:
+            ref = dataclasses.replace(
+                ref,
+                start=Address(min(a.row, b.row), min(a.col, b.col)),
+                end=Address(max(a.row, b.row), max(a.col, b.col)),
+            )
+    return ref_a1(ref)
