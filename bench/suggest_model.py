@@ -1,6 +1,7 @@
 """Per-call cost of the model candidate source: `Suggester.suggest` with and without `--model`.
 
-    python bench/suggest_model.py ../shared/data --model OUT/model [--per-book 10] [--json PATH]
+    python bench/suggest_model.py ../shared/data --model OUT/model [--per-book 10] [--threads 1]
+        [--json PATH]
 
 The model is loaded once (`ModelSource.load`, timed). For each test-side workbook (the
 formula-prediction split, `fortap.suggest.books.side_of`) under the given paths, the workbook is
@@ -71,11 +72,12 @@ def main() -> None:
     ap.add_argument("--ranker", type=Path, default=None)
     ap.add_argument("--per-book", type=int, default=10)
     ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     import torch
 
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)  # one: on a shared 2-core machine two threads wait
     files = [f for f in workbook_files(args.paths) if side_of(f) == "test"]
     ms, kept, load_s, books = measure(files, args.model, args.ranker, args.per_book, args.top)
     rows = []
@@ -119,7 +121,7 @@ def main() -> None:
             console.print(f"{t['name']}: {t['value']} (target {t['target']}, met: {t['met']})")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        extra = {"model_load_s": round(load_s, 3), "books": books,
+        extra = {"model_load_s": round(load_s, 3), "books": books, "threads": args.threads,
                  "kept_mean": float(kept.mean()) if len(kept) else None,
                  "cells_with_model_candidates": float((kept > 0).mean()) if len(kept) else None}  # fmt: skip
         payload = {"results": [*rows, extra], "targets": tgts}

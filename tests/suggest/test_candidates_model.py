@@ -209,3 +209,9 @@ def test_cli_evaluate_reports_the_model_source(book, folder, tmp_path):
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     assert any(r["model_rank"] is not None for r in records)
     assert "model's own beam top-1" in (out / "report.md").read_text()
+
+
+def test_serve_checks_the_model_before_starting(tmp_path):
+    bad = run("serve", "--model", tmp_path / "none", "--port", "0")
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    assert bad.output.strip() == f"error: --model {tmp_path / 'none'}: no such folder"

@@ -26,7 +26,12 @@ def suggest_command(
         typer.Option("--sheet", help="The sheet, when CELL names none (default: the first)."),
     ] = None,
     model: Annotated[
-        Path | None, typer.Option("--model", help="A formula-prediction model folder.")
+        Path | None,
+        typer.Option(
+            "--model",
+            help="A fine-tuned formula-prediction model folder (OUT/model of fortap finetune "
+            "formula-prediction): its beam becomes candidates too.",
+        ),
     ] = None,
     ranker: Annotated[
         Path | None,

@@ -32,9 +32,12 @@ def run_serve_cli(
     ):
         if value <= 0:
             raise FortapError(f"{name} must be positive, got {value:g}")
-    for name, path in (("--model", model), ("--ranker", ranker)):
-        if path is not None and not path.exists():
-            raise FortapError(f"{name} {path}: not found")
+    if ranker is not None and not ranker.exists():
+        raise FortapError(f"--ranker {ranker}: not found")
+    if model is not None:  # loaded now: a bad folder stops the start, and uploads share it
+        from fortap.suggest.candidates.model import ModelSource
+
+        ModelSource.load(model)
     try:
         store = StoreLimits(max_books=max_workbooks, max_bytes=int(max_store_mb * 2**20))
         config = ServeConfig(
