@@ -18,13 +18,14 @@ from fortap.formula.references import ref_cells
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.anchor import refs_of
-from fortap.suggest.candidates.model import ModelSource, table_at
+from fortap.suggest.candidates.model import UNKNOWN_FORMULA, ModelSource, table_at
 from fortap.suggest.context import Target
 from fortap.suggest.engine import Suggester
 from fortap.suggest.ranker import Ranker
 from fortap.suggest.train import hidden_for
 from fortap.tasks.formula_prediction.decoding import Candidate as Beam
 
+from ..sheet.sheet_builders import with_cached
 from .engine_books import sales_book
 from .tiny_model import tiny_model
 
@@ -33,7 +34,11 @@ TARGETS = ("B6", "C6", "D6", "D3", "E4", "F2", "D7")  # total row, filled cells,
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
-    return sales_book(tmp_path_factory.mktemp("model") / "sales.xlsx")
+    """The sales book with the cached values Excel would have saved for D2:D5 (=B+C)."""
+    path = sales_book(tmp_path_factory.mktemp("model") / "sales.xlsx")
+    with_cached(path, {"D2": ("250", None), "D3": ("175", None), "D4": ("310", None),
+                       "D5": ("60", None)})  # fmt: skip
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +92,9 @@ def test_hidden_cells_are_empty_in_the_models_table(sug):
     assert len(hidden) == 4
     table = table_at(sug.context, t, hidden)
     assert table.region.a1 == "A1:E6"
-    assert [table.cell(r, 3).is_empty for r in range(1, 5)] == [True] * 4
+    assert [table.cell(r, 3).is_empty for r in (1, 3, 4)] == [True] * 3
+    shown = table.cell(2, 3)  # the target: a formula cell with no value and no formula text
+    assert (shown.value, shown.kind, shown.formula) == (None, "number", UNKNOWN_FORMULA)
     assert table.cell(1, 4).formula == "=C2/B2-1"  # other formula cells keep their values
     example, index, origin = sug.model.example(sug.context, t, hidden)
     assert origin == (0, 0) and tuple(example.cell_coords[index]) == (2, 3)
@@ -95,6 +102,23 @@ def test_hidden_cells_are_empty_in_the_models_table(sug):
     assert table_at(sug.context, target("F2"), frozenset()).region.a1 == "A1:F6"
     assert table_at(sug.context, target("H20"), frozenset()) is None
     assert model_candidates(sug, "H20") == []
+
+
+def test_the_input_is_the_fine_tuning_example_of_the_cell(sug):
+    from fortap.table import detect_tables
+    from fortap.tasks.formula_prediction.examples import prediction_example
+
+    (table,) = detect_tables(sug.workbook.sheets[0])
+    for cell in ("D2", "D3", "D5"):  # number-valued formula cells, as most targets are
+        t = target(cell)
+        rc = (t.row - table.region.top, t.col - table.region.left)
+        gold = parse_formula(table.cell(*rc).formula, "Sales", (t.row, t.col))
+        tuned = prediction_example(table, rc, gold, sug.model.tokenizer, sug.model.examples)
+        mine, index, _ = sug.model.example(sug.context, t, frozenset({(t.sheet, t.row, t.col)}))
+        for name, value in vars(tuned).items():
+            if name not in ("targets", "meta"):
+                assert getattr(mine, name) == value, (cell, name)
+        assert index == tuned.targets["formula_prediction"]["cell"] - 1
 
 
 def test_placeholders_are_dropped_and_areas_read_top_left_first(sug):

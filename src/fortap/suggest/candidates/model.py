@@ -6,9 +6,11 @@ with the project's detector (`fortap.table.regions.find_regions`, once per sheet
 as read, kept on the `BookContext`: only where a table ends may depend on a hidden cell being
 filled), and the region holding the target is built into a `Table` with its header rows,
 columns and trees (`fortap.table.build_table`) from a copy of the region in which the hidden
-cells (the target, and in the new-formula setting its dragged block) are empty: the model
-never sees their values, and it never sees any formula (other formula cells are shown by
-value, the paper setting it was trained in). An empty target within `REACH` rows below or
+cells (in the new-formula setting the target's dragged block) are empty but keep their
+formatting, and the target is what fine-tuning shows of a target without its gold (a formula
+cell of kind number, its own style, no value and no formula text): on the cells fine-tuning
+saw, the input is the same, token for token and format for format. The model never sees any
+formula text (other formula cells are shown by value, the paper setting it was trained in). An empty target within `REACH` rows below or
 columns right of a region (a total row or column not written yet) joins that region; a target
 in no region and beside none (or past the first 256 rows or columns of a long table, where
 the detector cuts it) gets no model candidates.
@@ -56,6 +58,11 @@ if TYPE_CHECKING:
 
 REACH = 2  # an empty target this many rows below / columns right of a table joins it
 PLACEHOLDER_TOKENS = frozenset({C_NUM, C_STR, C_BOOL, UNKOP})
+# The target as fine-tuning shows its targets, minus what the gold gives: a formula cell (the
+# format vector's formula flag) of kind number (most targets' kind; constant, so it tells
+# nothing) with its own style, whose formula text and value are never read (`[FORMULA]` tag).
+UNKNOWN_FORMULA = "="
+TARGET_KIND = "number"
 MODEL_FILES = ("decoder.json", "decoder.safetensors", "encoder/config.json")
 
 
@@ -213,8 +220,9 @@ def _load(folder: str, stamp: tuple[int, ...], beam: int) -> ModelSource:
 
 def table_at(ctx: BookContext, target: Target, hidden: frozenset[Place]):
     """The `Table` of the region holding `target` (grown to reach it when it lies just beside
-    one), built with the `hidden` cells empty; None when there is none."""
-    from fortap.sheet.model import Region
+    one), built with the `hidden` cells empty (formatting kept) and the target an unknown
+    formula cell (see the module doc); None when there is none."""
+    from fortap.sheet.model import Cell, Region
     from fortap.table.detect import DEFAULT_TABLES, build_table
 
     sheet = ctx.sheet(target.sheet).sheet
@@ -228,11 +236,14 @@ def table_at(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         r = at.region
         region = Region(r.top, r.left, max(r.bottom, target.row), max(r.right, target.col))
     assert region is not None
-    cells = {
-        (r, c): cell
-        for (r, c), cell in _window(sheet, region)
-        if (target.sheet, r, c) not in hidden
-    }
+    cells = dict(_window(sheet, region))
+    for name, r, c in hidden:
+        if name == target.sheet and region.contains(r, c):
+            old = cells.pop((r, c), None)
+            if old is not None:
+                cells[(r, c)] = Cell(style=old.style)
+    style = sheet.cell(target.row, target.col).style
+    cells[(target.row, target.col)] = Cell(None, TARGET_KIND, UNKNOWN_FORMULA, style=style)
     masked = dataclasses.replace(sheet, cells=cells)
     return build_table(masked, region, at.context, DEFAULT_TABLES.headers)
 
