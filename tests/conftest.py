@@ -38,3 +38,13 @@ def one_thread():
 
     torch.set_num_threads(1)
     yield
+
+
+@pytest.fixture(autouse=True)
+def subnormals_back():
+    """Training and model loading turn on flush-to-zero (`torch.set_flush_denormal`, the CPU
+    stack's rule), which is process-wide: afterwards hypothesis (and schemathesis through it)
+    refuses to draw floats. Each test leaves it off again; library code turns it on when it runs."""
+    yield
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_flush_denormal(False)
