@@ -44,7 +44,8 @@ def one_thread():
 def subnormals_back():
     """Training and model loading turn on flush-to-zero (`torch.set_flush_denormal`, the CPU
     stack's rule), which is process-wide: afterwards hypothesis (and schemathesis through it)
-    refuses to draw floats. Each test leaves it off again; library code turns it on when it runs."""
-    yield
+    refuses to draw floats. Each test starts with it off (a bench module imported at collection
+    turns it on too), and library code turns it on when it runs."""
     if "torch" in sys.modules:
         sys.modules["torch"].set_flush_denormal(False)
+    yield
