@@ -2,7 +2,7 @@
 training examples seen, beside the dev baselines.
 
     .venv/bin/python bench/fp_curves.py RUN_DIR [RUN_DIR ...] [--labels a,b] --out PNG
-        [--json PATH]
+        [--json PATH] [--ymax 0.3]
 
 A RUN_DIR is a fine-tuning run folder (`fortap finetune formula-prediction ... -o OUT` writes
 it as `OUT/training`; OUT itself is accepted). Its `metrics.jsonl` holds one line per dev check
@@ -47,6 +47,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--labels", help="comma-separated names of the runs (default: folder names)")
     p.add_argument("--out", required=True, help="the PNG to write")
     p.add_argument("--json", help="write results and targets here")
+    p.add_argument("--ymax", type=float, default=1.0, help="top of both panels' y axis")
     return p.parse_args(argv)
 
 
@@ -117,7 +118,7 @@ def targets(rows: list[dict]) -> list[dict]:
     return out
 
 
-def plot(runs: dict[str, dict], path: Path) -> Path:
+def plot(runs: dict[str, dict], path: Path, ymax: float = 1.0) -> Path:
     """The two panels of the module doc, with the Agg backend."""
     import matplotlib
 
@@ -136,7 +137,7 @@ def plot(runs: dict[str, dict], path: Path) -> Path:
                 ax.axhline(value, linestyle=style, color="grey", label=f"{shown} {value:.3f}")
         ax.set_xlabel("training examples seen")
         ax.set_ylabel(title)
-        ax.set_ylim(0, 1)
+        ax.set_ylim(0, ymax)
         ax.legend(fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -194,7 +195,7 @@ def main(argv=None) -> None:
                       f"{t['value']:.3f} vs {t['target']:.3f}")  # fmt: skip
     for note in notes:
         console.print(f"[yellow]{note}[/]")
-    console.print(f"plot: {plot(runs, Path(args.out))}")
+    console.print(f"plot: {plot(runs, Path(args.out), args.ymax)}")
     if args.json:
         payload = {"results": rows, "targets": goals, "notes": notes,
                    "curves": {label: [{k: c.get(k) for k in ("step", "examples",

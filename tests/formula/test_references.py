@@ -7,6 +7,7 @@ from fortap.formula.references import (
     OffSheet,
     address_r1c1,
     column_index,
+    insert_shift,
     on_row_or_column,
     parse_reference,
     quote_sheet,
@@ -16,6 +17,7 @@ from fortap.formula.references import (
     shift_ref,
     split_sheet,
     to_table,
+    transpose_ref,
 )
 
 
@@ -61,3 +63,39 @@ def test_shift_ref_moves_relative_parts_keeps_dollar_parts_and_stops_at_the_edge
     assert ref_a1(shift_ref(parse_reference("[1]LEM!X269"), 1, 0)) == "[1]LEM!X270"
     with pytest.raises(OffSheet):
         shift_ref(parse_reference("A1"), -1, 0)
+
+
+def insert(text: str, at: int, count: int = 1, axis: str = "row") -> str:
+    return ref_a1(insert_shift(parse_reference(text), at, count, axis))
+
+
+def test_insert_shift_moves_parts_at_or_after_the_line_and_grows_a_spanning_range():
+    # rows inserted before sheet row 4 (0-based 3): rows 1-3 stay, 4 and on move, $ or not
+    assert insert("B2:B3", 3) == "B2:B3"  # wholly before: stays
+    assert insert("B2:B6", 3) == "B2:B7"  # spans: grows
+    assert insert("B4:B6", 3, 2) == "B6:B8"  # starts at the line: moves
+    assert insert("$C$9", 3) == "$C$10" and insert("Sheet1!D4", 3) == "Sheet1!D5"
+    assert insert("A:C", 3) == "A:C" and insert("2:5", 3) == "2:6"
+    # columns inserted before column C (0-based 2)
+    assert insert("A1:D1", 2, 1, "col") == "A1:E1" and insert("$B$1:B9", 2, 1, "col") == "$B$1:B9"
+    assert insert("C5", 2, 3, "col") == "F5"
+    assert insert("MyName", 0) == "MyName"
+    with pytest.raises(OffSheet):
+        insert("A1048576", 5)
+    with pytest.raises(ValueError, match="axis"):
+        insert("A1", 0, 1, "diagonal")
+
+
+def test_transpose_ref_mirrors_on_the_corner_diagonal_and_swaps_dollars():
+    def flip(text: str, top: int = 2, left: int = 1) -> str:
+        return ref_a1(transpose_ref(parse_reference(text), top, left))
+
+    # corner B3 (row 2, col 1): C3 is one column right of it -> one row below: B4
+    assert flip("C3") == "B4" and flip("B3") == "B3" and flip("B5") == "D3"
+    assert flip("C4:C7") == "C4:F4"  # a column range becomes a row range
+    assert flip("$C4") == "C$4" and flip("C$4:$D$6") == "$C4:$E$5"
+    for text in ("C4:E9", "$D$3", "B3:B3", "F8"):
+        assert flip(flip(text)) == text  # an involution
+    assert flip("Name") == "Name"
+    with pytest.raises(OffSheet):
+        flip("A1", top=0, left=5)  # 5 columns left of the corner -> 5 rows above row 1

@@ -40,3 +40,26 @@ def test_a_restored_state_continues_the_same_batches():
 def test_a_set_smaller_than_a_batch_gives_short_batches():
     source = ShuffledBatches(list(range(2)), list, 3, random.Random(0))
     assert [len(b) for b in take(source, 3)] == [2, 2, 2]  # one epoch appended per update
+
+
+def test_draw_gets_each_example_with_the_serial_number_of_its_draw():
+    source = ShuffledBatches(list(range(5)), list, 3, random.Random(7), draw=lambda i, s: (i, s))
+    plain = ShuffledBatches(list(range(5)), list, 3, random.Random(7))
+    batches = take(source, 4)
+    assert [[i for i, _ in b] for b in batches] == take(plain, 4)  # the same order
+    assert [s for b in batches for _, s in b] == list(range(12))
+    state = source.state_dict()
+    assert state["drawn"] == 12
+    again = ShuffledBatches(list(range(5)), list, 3, random.Random(0), draw=lambda i, s: (i, s))
+    again.load_state_dict(state)
+    assert take(again, 3) == take(source, 3)  # a resumed source draws the same serials
+
+
+def test_ranks_draw_disjoint_serials():
+    def ranks(world: int) -> list[ShuffledBatches]:
+        return [ShuffledBatches(list(range(6)), list, 2, random.Random(0), r, world,
+                                draw=lambda i, s: s) for r in range(world)]  # fmt: skip
+
+    two = ranks(2)
+    serials = [s for _ in range(3) for source in two for s in source.next_batch()]
+    assert sorted(serials) == list(range(12))

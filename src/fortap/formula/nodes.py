@@ -15,7 +15,8 @@ Coordinates are 0-based (row, col) on the sheet the reference points at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Literal
 
 RefKind = Literal["cell", "area", "name", "table", "external", "3d"]
@@ -93,3 +94,14 @@ def walk(node: Node):
         elif isinstance(n, Array):
             for row in reversed(n.rows):
                 stack.extend(reversed(row))
+
+
+def map_refs(node: Node, move: Callable[[Ref], Ref]) -> Node:
+    """`node` with every `Ref` replaced by `move(ref)` (the rest of the tree shared)."""
+    if isinstance(node, Ref):
+        return move(node)
+    if isinstance(node, Op | Func):
+        return replace(node, args=tuple(map_refs(a, move) for a in node.args))
+    if isinstance(node, Array):
+        return replace(node, rows=tuple(tuple(map_refs(a, move) for a in r) for r in node.rows))
+    return node

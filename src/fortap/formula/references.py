@@ -263,3 +263,56 @@ def _shift_external(ref: Ref, dr: int, dc: int) -> Ref:
     moved = shift_ref(Ref("area", None, parsed[0], parsed[1]), dr, dc)
     cells = address_a1(moved.start) + ("" if moved.end is None else ":" + address_a1(moved.end))
     return replace(ref, name=m[1] + cells)
+
+
+def insert_shift(ref: Ref, at: int, count: int = 1, axis: str = "row") -> Ref:
+    """`ref` after `count` empty rows (`axis` "row") or columns ("col") are inserted before
+    0-based sheet row or column `at`, as the spreadsheet's Insert does: every part at or after
+    `at` moves by `count`, `$` or not, so an area that spans `at` grows and one before it stays;
+    `OffSheet` when a part is pushed past the sheet's edge. A reference without cells keeps its
+    text (the caller decides whether it lives on the sheet that got the insertion)."""
+    if axis not in ("row", "col"):
+        raise ValueError(f"insert_shift: axis must be 'row' or 'col', got {axis!r}")
+    if count < 0:
+        raise ValueError(f"insert_shift: count must be >= 0, got {count}")
+    if ref.start is None or count == 0:
+        return ref
+
+    def move(a: Address | None) -> Address | None:
+        if a is None:
+            return None
+        if axis == "row":
+            if a.row is None or a.row < at:
+                return a
+            if a.row + count >= MAX_ROWS:
+                raise OffSheet("reference leaves the sheet")
+            return replace(a, row=a.row + count)
+        if a.col is None or a.col < at:
+            return a
+        if a.col + count >= MAX_COLS:
+            raise OffSheet("reference leaves the sheet")
+        return replace(a, col=a.col + count)
+
+    return replace(ref, start=move(ref.start), end=move(ref.end))
+
+
+def transpose_ref(ref: Ref, top: int, left: int) -> Ref:
+    """`ref` mirrored on the diagonal through sheet cell (top, left), as when the table there
+    is transposed: the cell `dr` rows and `dc` columns from the corner goes `dc` rows and `dr`
+    columns from it; the `$` flags swap with their parts, whole columns become whole rows.
+    `OffSheet` when a part lands before the sheet's first row or column."""
+    if ref.start is None:
+        return ref
+
+    def flip(a: Address | None) -> Address | None:
+        if a is None:
+            return None
+        row = None if a.col is None else top + a.col - left
+        col = None if a.row is None else left + a.row - top
+        if (row is not None and not 0 <= row < MAX_ROWS) or (
+            col is not None and not 0 <= col < MAX_COLS
+        ):
+            raise OffSheet("reference leaves the sheet")
+        return Address(row, col, a.abs_col, a.abs_row)
+
+    return replace(ref, start=flip(ref.start), end=flip(ref.end))

@@ -1,6 +1,6 @@
 """The formula-prediction run config (`FormulaRunConfig`): one composed config per run.
 
-Sections: `data` (which examples), `encoder` (what fine-tuning starts from), `decoder` (the new
+Sections: `data` (which examples, and their augmentation per draw), `encoder` (what fine-tuning starts from), `decoder` (the new
 formula decoder's sizes; `fp_paper.yaml` selects the reference's 3 layers and 8 heads),
 `optim` (AdamW, the decoder's and the encoder's peak learning rates), `training` (updates,
 batch, the sketch warm-up, dev checks and the kept state), `evaluation` (dev and test
@@ -28,6 +28,32 @@ DEV_TOP1 = "eval/formula_top1"  # ... or dev formula top-1 of the decoded dev ex
 KEEP_BEST = {"loss": (DEV_LOSS, "min"), "formula_top1": (DEV_TOP1, "max")}  # key -> (metric, mode)
 
 
+AUGMENT_KINDS = ("synonyms", "numbers", "insert", "transpose")  # in the order they are applied
+
+
+@dataclass(frozen=True)
+class FPAugment:
+    """Per-draw probability of each augmentation of a training example (0 = never; all 0 by
+    default, so a run without this section trains on the examples as built). Each kind keeps
+    the gold formula exactly right for the changed table (`fortap.tasks.formula_prediction.augment`)."""
+
+    synonyms: float = 0.0  # header and label words replaced by synonyms (Total -> Sum)
+    numbers: float = 0.0  # data numbers scaled or jittered (sign, decade, integer-ness kept)
+    insert: float = 0.0  # empty rows and columns inserted inside the table (references follow)
+    transpose: float = 0.0  # the table transposed (references and header trees follow)
+
+    def __post_init__(self) -> None:
+        for name in AUGMENT_KINDS:
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(
+                    f"FPAugment.{name} must be a probability in [0, 1], got {getattr(self, name)}"
+                )
+
+    @property
+    def active(self) -> bool:
+        return any(getattr(self, name) > 0 for name in AUGMENT_KINDS)
+
+
 @dataclass(frozen=True)
 class FPData:
     max_seq_len: int = 128  # tokens per example
@@ -35,6 +61,7 @@ class FPData:
     train_per_book: int = 0  # at most this many training examples of one workbook, spread
     # evenly within it (0 = all)
     corpus: str = ""  # corpus folder whose split.json puts each workbook on its side
+    augment: FPAugment = field(default_factory=FPAugment)  # training examples changed per draw
 
     def __post_init__(self) -> None:
         if self.max_seq_len < 16:

@@ -25,14 +25,14 @@ become a `Formula` through `fortap.formula.formula.formula_of_ast`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from fortap.encoding.example import Example
 from fortap.encoding.piece import RC
 from fortap.evaluation.metrics import Gold, Guess, formula_key, formula_metrics
 from fortap.formula import Formula
 from fortap.formula.formula import formula_of_ast
-from fortap.formula.nodes import Address, Array, Func, Node, Op, Ref
+from fortap.formula.nodes import Address, Func, Ref, map_refs
 from fortap.formula.references import OffSheet, shift_ref
 from fortap.formula.table_formulas import parse_table_formulas
 from fortap.sheet.model import a1
@@ -112,21 +112,10 @@ def fill_formula(table: Table, formula: Formula | None, src: RC, dst: RC) -> For
         return None
     dr, dc = dst[0] - src[0], dst[1] - src[1]
     try:
-        moved = _map_refs(formula.ast, lambda ref: shift_ref(ref, dr, dc))
+        moved = map_refs(formula.ast, lambda ref: shift_ref(ref, dr, dc))
     except OffSheet:
         return None
     return formula_of_ast(moved, table.sheet, _sheet_rc(table, dst))
-
-
-def _map_refs(node: Node, move) -> Node:
-    """`node` with every `Ref` replaced by `move(ref)`."""
-    if isinstance(node, Ref):
-        return move(node)
-    if isinstance(node, Op | Func):
-        return replace(node, args=tuple(_map_refs(a, move) for a in node.args))
-    if isinstance(node, Array):
-        return replace(node, rows=tuple(tuple(_map_refs(a, move) for a in r) for r in node.rows))
-    return node
 
 
 def autosum_formulas(table: Table, rc: RC) -> list[tuple[Formula, str]]:

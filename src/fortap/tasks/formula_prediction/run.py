@@ -162,7 +162,7 @@ def finetune_once(
     encoder = start_encoder(cfg, loaded.tokenizer.vocab_size)
     return finetune_formula_prediction(
         train, dev, encoder, cfg, out_dir, dist, stop_at,
-        tables=loaded.tables, formulas=loaded.formulas,
+        tables=loaded.tables, formulas=loaded.formulas, tokenizer=loaded.tokenizer,
     )  # fmt: skip
 
 

@@ -1,0 +1,194 @@
+"""Finished formula-prediction runs compared on their test split: each run's model beside the
+baselines, and each run's gap to the first run over the same test targets.
+
+    .venv/bin/python bench/fp_runs.py OUT [OUT ...] [--labels a,b] [--json PATH]
+
+An OUT is a `fortap finetune formula-prediction ... -o OUT` folder: its `metrics.json` holds
+the test metrics of the model and of the baselines measured in the same run on the same test
+examples (the input-blind sketch prior, AutoSum = the rules in the paper setting, fill = the
+rules in the sheet setting), pooled and averaged per workbook; its `predictions.jsonl` holds
+each test target's top-1 guess.
+
+Per run the table gives formula and sketch top-1, pooled and per workbook, formula top-5 and
+the best dev formula top-1 of its dev checks (`training/metrics.jsonl`). A second table gives
+each run's gap to the first run (the baseline run, e.g. one without augmentation) in formula
+and sketch top-1, pooled and per workbook, with a 95 % interval from resampling test workbooks
+(`fortap.evaluation.by_workbook.bootstrap_gap`: the same targets in both runs, paired). The
+runs must share their test targets (same split, seed and caps); the bench checks that.
+With `training/augment_counts.json` present, the share of draws each augmentation changed is
+printed. Targets (measured, not asserted): per run, formula top-1 > AutoSum and sketch top-1 >
+sketch prior, pooled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap
+
+BASELINES = {"sketch prior": "sketch prior", "AutoSum": "rules (paper)", "fill": "rules (sheet)"}
+METRICS = ("formula_top1", "sketch_top1")
+WIDTH = 170
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("runs", nargs="+", help="finished fine-tuning output folders")
+    p.add_argument("--labels", help="comma-separated names of the runs (default: folder names)")
+    p.add_argument("--json", help="write results and targets here")
+    return p.parse_args(argv)
+
+
+def sketch_of(prefix: str) -> tuple[str, ...]:
+    """A prefix text's sketch: cell addresses become `[RANGE]`, vocabulary tokens stay."""
+    return tuple(t if t.startswith("[") else "[RANGE]" for t in prefix.split())
+
+
+def read_run(path: str | Path) -> dict:
+    """metrics.json, the per-target top-1 hits, dev checks and augmentation counts of a run."""
+    out = Path(path)
+    if not (out / "metrics.json").is_file():
+        raise SystemExit(f"{out}: no metrics.json (an unfinished run?)")
+    metrics = json.loads((out / "metrics.json").read_text())
+    targets, books, hits = [], [], {m: [] for m in METRICS}
+    for line in (out / "predictions.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        targets.append((rec["book"], rec["sheet"], rec["cell"]))
+        books.append(rec["book"])
+        top = rec["candidates"][0] if rec["candidates"] else None
+        hits["formula_top1"].append(float(rec["error"] == "correct"))
+        hits["sketch_top1"].append(float(top is not None and sketch_of(top["prefix"])
+                                         == sketch_of(rec["gold"])))  # fmt: skip
+    checks = []
+    log = out / "training" / "metrics.jsonl"
+    if log.is_file():
+        checks = [e for e in map(json.loads, log.read_text().splitlines())
+                  if "eval/formula_top1" in e]  # fmt: skip
+    counts = out / "training" / "augment_counts.json"
+    return {"folder": str(out), "metrics": metrics, "targets": targets, "books": books,
+            "hits": hits, "checks": checks,
+            "counts": json.loads(counts.read_text()) if counts.is_file() else {}}  # fmt: skip
+
+
+def metric(system: dict, name: str, mode: str) -> float:
+    """A system's test metric: pooled, or averaged per workbook."""
+    if mode == "pooled":
+        return system[name]
+    return system["by_workbook"][name]["per_book"]
+
+
+def summarise(label: str, run: dict) -> dict:
+    systems = run["metrics"]["systems"]
+    model = systems["model"]
+    row = {"run": label, "folder": run["folder"], "n": model["n"], "books": model["books"],
+           "augment": run["metrics"]["config"]["data"].get("augment", {}),
+           "formula_top5": model["formula_top5"]}  # fmt: skip
+    for name in METRICS:
+        for mode in ("pooled", "per_book"):
+            row[f"{name}_{mode}"] = metric(model, name, mode)
+            for shown, system in BASELINES.items():
+                row[f"{shown}_{name}_{mode}"] = metric(systems[system], name, mode)
+    # the sketch hits read back from predictions.jsonl must give the run's own number
+    recount = sum(run["hits"]["sketch_top1"]) / max(1, len(run["hits"]["sketch_top1"]))
+    if abs(recount - model["sketch_top1"]) > 1e-9:
+        raise SystemExit(
+            f"{label}: sketch top-1 from predictions {recount} != {model['sketch_top1']}"
+        )
+    checks = run["checks"]
+    best = max(checks, key=lambda c: c["eval/formula_top1"]) if checks else None
+    row["dev_best_formula_top1"] = best["eval/formula_top1"] if best else None
+    row["dev_best_step"] = best["step"] if best else None
+    draws = run["counts"].get("draws", 0)
+    row["augmented_share"] = {k: v / draws for k, v in run["counts"].items()
+                              if k != "draws" and draws}  # fmt: skip
+    return row
+
+
+def gaps(base: dict, run: dict) -> dict:
+    """`run` - `base` in each metric, pooled and per workbook, with workbook-bootstrap intervals."""
+    if run["targets"] != base["targets"]:
+        raise SystemExit(f"{run['folder']} and {base['folder']} were tested on different targets")
+    out = {}
+    for name in METRICS:
+        a = book_tallies(run["books"], run["hits"][name])
+        b = book_tallies(base["books"], base["hits"][name])
+        for mode in ("pooled", "per_book"):
+            out[f"{name}_{mode}"] = bootstrap_gap(a, b, per_book=mode == "per_book")
+    return out
+
+
+def render(rows: list[dict]) -> RichTable:
+    view = RichTable(title="formula prediction on test: model and baselines (same targets)",
+                     title_justify="left")  # fmt: skip
+    heads = ("run", "n", "books", "f@1", "f@1/book", "f@5", "s@1", "s@1/book", "AutoSum f@1",
+             "AutoSum f@1/book", "prior s@1", "prior s@1/book", "fill f@1", "dev best f@1")  # fmt: skip
+    for i, head in enumerate(heads):
+        view.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
+    for r in rows:
+        view.add_row(
+            r["run"], str(r["n"]), str(r["books"]), pct(r["formula_top1_pooled"]),
+            pct(r["formula_top1_per_book"]), pct(r["formula_top5"]), pct(r["sketch_top1_pooled"]),
+            pct(r["sketch_top1_per_book"]), pct(r["AutoSum_formula_top1_pooled"]),
+            pct(r["AutoSum_formula_top1_per_book"]), pct(r["sketch prior_sketch_top1_pooled"]),
+            pct(r["sketch prior_sketch_top1_per_book"]), pct(r["fill_formula_top1_pooled"]),
+            f"{pct(r['dev_best_formula_top1'])} @{r['dev_best_step']}",
+        )  # fmt: skip
+    return view
+
+
+def render_gaps(rows: list[dict], base: str) -> RichTable:
+    view = RichTable(title=f"gap to {base} on the same test targets, points (95 % interval "
+                     "over test workbooks)", title_justify="left")  # fmt: skip
+    for i, head in enumerate(("run", "f@1", "f@1/book", "s@1", "s@1/book")):
+        view.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for r in rows[1:]:
+        cells = [f"{100 * g['gap']:+.1f} [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]"
+                 for g in (r["gaps"][f"{m}_{mode}"] for m in METRICS
+                           for mode in ("pooled", "per_book"))]  # fmt: skip
+        view.add_row(r["run"], *cells)
+    return view
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    labels = args.labels.split(",") if args.labels else [Path(r).name for r in args.runs]
+    if len(labels) != len(args.runs):
+        raise SystemExit(f"--labels names {len(labels)} runs, {len(args.runs)} given")
+    console = Console(width=max(Console().width, WIDTH))
+    runs = {label: read_run(path) for label, path in zip(labels, args.runs, strict=True)}
+    rows = [summarise(label, run) for label, run in runs.items()]
+    base = runs[labels[0]]
+    for row, run in zip(rows, runs.values(), strict=True):
+        row["gaps"] = gaps(base, run)
+    console.print(render(rows))
+    if len(rows) > 1:
+        console.print(render_gaps(rows, labels[0]))
+    goals = []
+    for r in rows:
+        f1, auto = r["formula_top1_pooled"], r["AutoSum_formula_top1_pooled"]
+        s1, prior = r["sketch_top1_pooled"], r["sketch prior_sketch_top1_pooled"]
+        ratio = f"{f1 / auto:.2f}" if auto else "-"
+        console.print(f"{r['run']}: test formula top-1 / AutoSum = {ratio}; augmented draws: "
+                      + (", ".join(f"{k} {v:.2f}" for k, v in r["augmented_share"].items())
+                         or "none"))  # fmt: skip
+        goals += [
+            {"name": f"formula top-1 > AutoSum ({r['run']})", "value": f1, "target": auto,
+             "met": f1 > auto},
+            {"name": f"sketch top-1 > sketch prior ({r['run']})", "value": s1, "target": prior,
+             "met": s1 > prior},
+        ]  # fmt: skip
+    for t in goals:
+        console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: "
+                      f"{t['value']:.3f} vs {t['target']:.3f}")  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": rows, "targets": goals}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
