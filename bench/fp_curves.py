@@ -31,6 +31,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from helpers.runs import labelled_runs
+
 METRICS_FILE, BASELINES_FILE = "metrics.jsonl", "dev_baselines.json"
 BASELINES = {  # shown name -> (system in dev_baselines.json, line style)
     "sketch prior": ("sketch prior", ":"),
@@ -170,11 +172,8 @@ def render(rows: list[dict]) -> RichTable:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    labels = args.labels.split(",") if args.labels else [Path(r).name for r in args.runs]
-    if len(labels) != len(args.runs):
-        raise SystemExit(f"--labels names {len(labels)} runs, {len(args.runs)} given")
     console = Console(width=max(Console().width, WIDTH))  # a pipe would squeeze the table
-    runs = {label: read_run(path) for label, path in zip(labels, args.runs, strict=True)}
+    runs = labelled_runs(args.runs, args.labels, read_run)
     empty = [label for label, run in runs.items() if not run["checks"]]
     if empty:
         raise SystemExit(f"no decoded dev checks in {', '.join(empty)} (evaluation.dev_decode?)")

@@ -30,6 +30,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap
+from helpers.runs import labelled_runs
 
 BASELINES = {"sketch prior": "sketch prior", "AutoSum": "rules (paper)", "fill": "rules (sheet)"}
 METRICS = ("formula_top1", "sketch_top1")
@@ -157,18 +158,16 @@ def render_gaps(rows: list[dict], base: str) -> RichTable:
 
 def main(argv=None) -> None:
     args = parse_args(argv)
-    labels = args.labels.split(",") if args.labels else [Path(r).name for r in args.runs]
-    if len(labels) != len(args.runs):
-        raise SystemExit(f"--labels names {len(labels)} runs, {len(args.runs)} given")
     console = Console(width=max(Console().width, WIDTH))
-    runs = {label: read_run(path) for label, path in zip(labels, args.runs, strict=True)}
+    runs = labelled_runs(args.runs, args.labels, read_run)
     rows = [summarise(label, run) for label, run in runs.items()]
-    base = runs[labels[0]]
+    first = next(iter(runs))
+    base = runs[first]
     for row, run in zip(rows, runs.values(), strict=True):
         row["gaps"] = gaps(base, run)
     console.print(render(rows))
     if len(rows) > 1:
-        console.print(render_gaps(rows, labels[0]))
+        console.print(render_gaps(rows, first))
     goals = []
     for r in rows:
         f1, auto = r["formula_top1_pooled"], r["AutoSum_formula_top1_pooled"]
