@@ -96,12 +96,17 @@ def walk(node: Node):
                 stack.extend(reversed(row))
 
 
-def map_refs(node: Node, move: Callable[[Ref], Ref]) -> Node:
-    """`node` with every `Ref` replaced by `move(ref)` (the rest of the tree shared)."""
-    if isinstance(node, Ref):
-        return move(node)
+def map_leaves(node: Node, change: Callable[[Node], Node]) -> Node:
+    """`node` with every leaf (a `Ref`, `Const` or `Missing`) replaced by `change(leaf)`; the
+    operators, functions and arrays above them are rebuilt around the results."""
     if isinstance(node, Op | Func):
-        return replace(node, args=tuple(map_refs(a, move) for a in node.args))
+        return replace(node, args=tuple(map_leaves(a, change) for a in node.args))
     if isinstance(node, Array):
-        return replace(node, rows=tuple(tuple(map_refs(a, move) for a in r) for r in node.rows))
-    return node
+        rows = tuple(tuple(map_leaves(a, change) for a in r) for r in node.rows)
+        return replace(node, rows=rows)
+    return change(node)
+
+
+def map_refs(node: Node, move: Callable[[Ref], Ref]) -> Node:
+    """`node` with every `Ref` replaced by `move(ref)`."""
+    return map_leaves(node, lambda leaf: move(leaf) if isinstance(leaf, Ref) else leaf)

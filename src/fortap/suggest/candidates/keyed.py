@@ -16,11 +16,12 @@ land on. Hidden cells are never read as labels.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 
-from fortap.formula.nodes import Array, Const, Func, Node, Op, walk
+from fortap.formula.nodes import Const, Node, map_leaves, walk
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.anchor import land, reanchor_ast
 from fortap.suggest.candidates.copy import land_features, visible_mask
@@ -41,7 +42,6 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         return []
     visible = visible_mask(sc, target.sheet, hidden)[keyed]  # (K,)
     rows, cols = sc.rows[keyed], sc.cols[keyed]
-    by_row, by_col = _labels(sc)
     spot = (target.sheet, target.row, target.col)
     out, seen = [], set()
     for axis, same, offset in (("row", cols == target.col, np.abs(rows - target.row)),
@@ -51,21 +51,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         for rank, k in enumerate(pick):
             i = int(keyed[k])
             src = sc.cells[i]
-            if axis == "row":
-                keys = by_row.get(src[0], ())
-                mine = lambda at: (target.row, at)  # noqa: E731 - the label of the target's row
-            else:
-                keys = by_col.get(src[1], ())
-                mine = lambda at: (at, target.col)  # noqa: E731
-            swap = {}
-            for at, key in keys:
-                dst = mine(at)
-                if (target.sheet, *dst) in hidden or sc.kind(*dst) != "text":
-                    continue
-                new = sc.sheet.cell(*dst).text.strip()
-                if len(new) >= MIN_KEY and new.lower() != key.lower():
-                    swap[key] = new
-            ast, changed = _rekey(sc.formulas[i].ast, swap)
+            ast, changed = _rekey(sc.formulas[i].ast, _swap(sc, target, hidden, axis, src))
             if not changed:
                 continue
             copy = reanchor_ast(ast, src, (target.row, target.col))
@@ -82,6 +68,22 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             reason = f"as in {a1(*src)}, with this {'row' if axis == 'row' else 'column'}'s label"
             out.append(Candidate(copy.text, "keyed", reason, feats))
     return out
+
+
+def _swap(sc: SheetContext, target: Target, hidden, axis: str, src: tuple[int, int]) -> dict:
+    """{key: the target's label} for the labels of the source's row (`axis` "row") or column,
+    where the target's row (column) holds other visible text at the same column (row)."""
+    by_row, by_col = _labels(sc)
+    keys = by_row.get(src[0], ()) if axis == "row" else by_col.get(src[1], ())
+    swap = {}
+    for at, key in keys:
+        dst = (target.row, at) if axis == "row" else (at, target.col)
+        if (target.sheet, *dst) in hidden or sc.kind(*dst) != "text":
+            continue
+        new = sc.sheet.cell(*dst).text.strip()
+        if len(new) >= MIN_KEY and new.lower() != key.lower():
+            swap[key] = new
+    return swap
 
 
 def _keyed_cells(sc: SheetContext) -> np.ndarray:
@@ -117,32 +119,28 @@ def _is_text(node: Node) -> bool:
 
 def _rekey(node: Node, swap: dict[str, str]) -> tuple[Node, int]:
     """`node` with every text constant that holds a key rewritten; (tree, constants changed)."""
-    if not swap:
-        return node, 0
-    if _is_text(node):
-        text = str(node.value)
+    changed = []
+
+    def rewrite(leaf: Node) -> Node:
+        if not _is_text(leaf):
+            return leaf
+        text = str(leaf.value)  # type: ignore[union-attr]
         for key, new in swap.items():  # longest key first (see `_labels`)
             pattern = re.compile(re.escape(key), re.IGNORECASE)
             if pattern.search(text):
-                out = pattern.sub(lambda m, k=key, n=new: _cased(m.group(0), k, n), text)
-                return Const("str", out), 1
+                changed.append(key)
+                return Const("str", pattern.sub(functools.partial(_cased, key=key, new=new), text))
+        return leaf
+
+    if not swap:
         return node, 0
-    if isinstance(node, Op | Func):
-        parts = [_rekey(a, swap) for a in node.args]
-        n = sum(k for _, k in parts)
-        if not n:
-            return node, 0
-        args = tuple(a for a, _ in parts)
-        return (Op(node.op, args) if isinstance(node, Op) else Func(node.name, args)), n
-    if isinstance(node, Array):
-        rows = [[_rekey(a, swap) for a in row] for row in node.rows]
-        n = sum(k for row in rows for _, k in row)
-        return (Array(tuple(tuple(a for a, _ in row) for row in rows)) if n else node), n
-    return node, 0
+    out = map_leaves(node, rewrite)
+    return out, len(changed)
 
 
-def _cased(found: str, key: str, new: str) -> str:
+def _cased(match: re.Match, key: str, new: str) -> str:
     """`new` in the case the constant wrote the key: upper, lower, or as the label is."""
+    found = match.group(0)
     if found == key:
         return new
     if found.isupper():
