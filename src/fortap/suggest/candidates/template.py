@@ -54,8 +54,11 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
 
     words = set().union(*map(words_of, labels(ctx, target, hidden)))
     out = []
-    above = _run(number, [(i, c) for i in range(r - 1, max(r - MAX_RUN, 0) - 1, -1)])
-    left = _run(number, [(r, j) for j in range(c - 1, max(c - MAX_RUN, 0) - 1, -1)])
+    lines = {  # the cells above and to the left, nearest first
+        "above": [(i, c) for i in range(r - 1, max(r - MAX_RUN, 0) - 1, -1)],
+        "left": [(r, j) for j in range(c - 1, max(c - MAX_RUN, 0) - 1, -1)],
+    }
+    above, left = _run(number, lines["above"]), _run(number, lines["left"])
     pick = "above" if above else "left"
     for side, run in (("above", above), ("left", left)):
         if not run:
@@ -71,8 +74,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
                 else f"{name} of the number {side}"
             )
             out.append(Candidate(f"={name}({area})", "template", what, feats))
-    for side, line in (("above", [(i, c) for i in range(r - 1, max(r - MAX_RUN, 0) - 1, -1)]),
-                       ("left", [(r, j) for j in range(c - 1, max(c - MAX_RUN, 0) - 1, -1)])):  # fmt: skip
+    for side, line in lines.items():
         numbers = _block(sc, target, hidden, line)
         if len(numbers) < 2 or numbers[-1] == line[len(numbers) - 1]:
             continue  # fewer than two numbers, or no gap: the contiguous run says it already
