@@ -14,10 +14,15 @@ the best dev formula top-1 of its dev checks (`training/metrics.jsonl`). A secon
 each run's gap to the first run (the baseline run, e.g. one without augmentation) in formula
 and sketch top-1, pooled and per workbook, with a 95 % interval from resampling test workbooks
 (`fortap.evaluation.by_workbook.bootstrap_gap`: the same targets in both runs, paired). The
-runs must share their test targets (same split, seed and caps); the bench checks that.
+runs must share their test targets (same split, seed and caps); the bench checks that, unless
+`--common` restricts every run to the targets all of them share (runs on different table sets,
+e.g. with and without some data folders): restricted runs are then recounted from their
+predictions, and the baselines are those of a run tested on exactly the shared targets.
 With `training/augment_counts.json` present, the share of draws each augmentation changed is
-printed. Targets (measured, not asserted): per run, formula top-1 > AutoSum and sketch top-1 >
-sketch prior, pooled.
+printed. Targets (measured, not asserted): per paper-setting run, formula top-1 > AutoSum and
+sketch top-1 > sketch prior, pooled; per sheet-setting run (`data.setting=sheet`, the other
+formulas visible), formula top-1 >= the fill rule's, pooled and per workbook, with the gap's
+interval.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap
+from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_book_mean
 from helpers.runs import labelled_runs
 
 BASELINES = {"sketch prior": "sketch prior", "AutoSum": "rules (paper)", "fill": "rules (sheet)"}
@@ -41,6 +46,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("runs", nargs="+", help="finished fine-tuning output folders")
     p.add_argument("--labels", help="comma-separated names of the runs (default: folder names)")
+    p.add_argument(
+        "--common",
+        action="store_true",
+        help="compare on the test targets every run shares (runs on other splits)",
+    )
     p.add_argument("--json", help="write results and targets here")
     return p.parse_args(argv)
 
@@ -56,13 +66,15 @@ def read_run(path: str | Path) -> dict:
     if not (out / "metrics.json").is_file():
         raise SystemExit(f"{out}: no metrics.json (an unfinished run?)")
     metrics = json.loads((out / "metrics.json").read_text())
-    targets, books, hits = [], [], {m: [] for m in METRICS}
+    targets, books, hits = [], [], {m: [] for m in (*METRICS, "formula_top5")}
     for line in (out / "predictions.jsonl").read_text().splitlines():
         rec = json.loads(line)
         targets.append((rec["book"], rec["sheet"], rec["cell"]))
         books.append(rec["book"])
         top = rec["candidates"][0] if rec["candidates"] else None
         hits["formula_top1"].append(float(rec["error"] == "correct"))
+        hits["formula_top5"].append(float(any(c["prefix"] == rec["gold"]
+                                              for c in rec["candidates"][:5])))  # fmt: skip
         hits["sketch_top1"].append(float(top is not None and sketch_of(top["prefix"])
                                          == sketch_of(rec["gold"])))  # fmt: skip
     checks = []
@@ -83,17 +95,47 @@ def metric(system: dict, name: str, mode: str) -> float:
     return system["by_workbook"][name]["per_book"]
 
 
-def summarise(label: str, run: dict) -> dict:
+def restrict(run: dict, keep: set) -> dict:
+    """`run` on the targets in `keep` alone: its model metrics are then recounted from
+    `predictions.jsonl` (`summarise`), and it reads its baselines from a run tested on exactly
+    those targets (`common_baselines`)."""
+    if set(run["targets"]) == keep:
+        return run
+    at = [i for i, t in enumerate(run["targets"]) if t in keep]
+    return {**run, "restricted": True, "targets": [run["targets"][i] for i in at],
+            "books": [run["books"][i] for i in at],
+            "hits": {m: [h[i] for i in at] for m, h in run["hits"].items()}}  # fmt: skip
+
+
+def recounted(run: dict) -> dict:
+    """The model's test metrics of a restricted run, from its per-target hits."""
+    out = {"n": len(run["targets"]), "books": len(set(run["books"])),
+           "formula_top5": sum(run["hits"]["formula_top5"]) / max(1, len(run["targets"])),
+           "by_workbook": {}}  # fmt: skip
+    for name in METRICS:
+        out[name] = sum(run["hits"][name]) / max(1, len(run["targets"]))
+        per_book = per_book_mean(book_tallies(run["books"], run["hits"][name]))
+        out["by_workbook"][name] = {"per_book": per_book}
+    return out
+
+
+def summarise(label: str, run: dict, baselines: dict | None = None) -> dict:
+    """A run's row; `baselines`: the systems of a run tested on the same (restricted) targets."""
     systems = run["metrics"]["systems"]
+    if run.get("restricted"):
+        systems = {**(baselines or {}), "model": recounted(run)}
     model = systems["model"]
     row = {"run": label, "folder": run["folder"], "n": model["n"], "books": model["books"],
            "augment": run["metrics"]["config"]["data"].get("augment", {}),
+           "setting": run["metrics"]["config"]["data"].get("setting", "paper"),
+           "fill_gap": model.get("gaps", {}).get("rules (sheet)", {}).get("formula_top1"),
            "formula_top5": model["formula_top5"]}  # fmt: skip
     for name in METRICS:
         for mode in ("pooled", "per_book"):
             row[f"{name}_{mode}"] = metric(model, name, mode)
             for shown, system in BASELINES.items():
-                row[f"{shown}_{name}_{mode}"] = metric(systems[system], name, mode)
+                found = systems.get(system)
+                row[f"{shown}_{name}_{mode}"] = metric(found, name, mode) if found else None
     # the sketch hits read back from predictions.jsonl must give the run's own number
     recount = sum(run["hits"]["sketch_top1"]) / max(1, len(run["hits"]["sketch_top1"]))
     if abs(recount - model["sketch_top1"]) > 1e-9:
@@ -120,6 +162,21 @@ def gaps(base: dict, run: dict) -> dict:
         b = book_tallies(base["books"], base["hits"][name])
         for mode in ("pooled", "per_book"):
             out[f"{name}_{mode}"] = bootstrap_gap(a, b, per_book=mode == "per_book")
+    return out
+
+
+def sheet_goals(r: dict) -> list[dict]:
+    """A sheet-setting run against the fill rule on the same targets: formula top-1 >= fill,
+    pooled and per workbook, with the gap's 95 % workbook-bootstrap interval (metrics.json)."""
+    out = []
+    for mode in ("pooled", "per_book"):
+        mine, fill = r[f"formula_top1_{mode}"], r[f"fill_formula_top1_{mode}"]
+        goal = {"name": f"formula top-1 >= fill, {mode.replace('_', ' ')} ({r['run']})",
+                "value": mine, "target": fill, "met": mine >= fill}  # fmt: skip
+        gap = (r["fill_gap"] or {}).get(mode)
+        if gap:
+            goal |= {"gap": gap["gap"], "low": gap["low"], "high": gap["high"]}
+        out.append(goal)
     return out
 
 
@@ -160,7 +217,14 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     console = Console(width=max(Console().width, WIDTH))
     runs = labelled_runs(args.runs, args.labels, read_run)
-    rows = [summarise(label, run) for label, run in runs.items()]
+    baselines = None
+    if args.common:
+        keep = set.intersection(*(set(run["targets"]) for run in runs.values()))
+        runs = {label: restrict(run, keep) for label, run in runs.items()}
+        full = [run for run in runs.values() if not run.get("restricted")]
+        baselines = full[0]["metrics"]["systems"] if full else None
+        console.print(f"--common: {len(keep)} test targets shared by every run")
+    rows = [summarise(label, run, baselines) for label, run in runs.items()]
     first = next(iter(runs))
     base = runs[first]
     for row, run in zip(rows, runs.values(), strict=True):
@@ -176,6 +240,11 @@ def main(argv=None) -> None:
         console.print(f"{r['run']}: test formula top-1 / AutoSum = {ratio}; augmented draws: "
                       + (", ".join(f"{k} {v:.2f}" for k, v in r["augmented_share"].items())
                          or "none"))  # fmt: skip
+        if auto is None or prior is None:  # no run was tested on exactly the shared targets
+            continue
+        if r["setting"] == "sheet":  # the fill rule sees the same formulas: it is the baseline
+            goals += sheet_goals(r)
+            continue
         goals += [
             {"name": f"formula top-1 > AutoSum ({r['run']})", "value": f1, "target": auto,
              "met": f1 > auto},
@@ -183,8 +252,10 @@ def main(argv=None) -> None:
              "met": s1 > prior},
         ]  # fmt: skip
     for t in goals:
+        interval = (f" (gap {t['gap']:+.3f}, 95 % interval [{t['low']:+.3f}, {t['high']:+.3f}])"
+                    if "gap" in t else "")  # fmt: skip
         console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: "
-                      f"{t['value']:.3f} vs {t['target']:.3f}")  # fmt: skip
+                      f"{t['value']:.3f} vs {t['target']:.3f}{interval}")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps({"results": rows, "targets": goals}, indent=1))
 

@@ -18,7 +18,9 @@ by default (`pointer_feedback`): the range decoder's input at step t also holds 
 cell pointed at by the previous `[RANGE]` slot (the gold one in training, the chosen one in
 decoding; zeros before the first or after an unreachable one), so the second end of `A1:B2`
 knows where the first went (without it, both ends of a pair tend to point at the same cell).
-With both off the decoder is the paper's.
+With both off the decoder is the paper's. A third, off by default (`copy`), is for the sheet
+setting, where the input shows the other formulas: a head that scores copying each of them
+against writing a new formula (`fortap.model.copy_head`).
 
 Everything is batch-first (the reference passed batch-first states into a sequence-first
 attention layer, which scrambles memory for batch sizes above one). Step t reads sketch token t
@@ -34,6 +36,7 @@ import torch
 from torch import nn
 
 from fortap.formula.tokens import FORMULA_VOCAB
+from fortap.model.copy_head import CopyHead
 
 VOCAB = len(FORMULA_VOCAB)  # V = 41
 PAD = VOCAB  # embedding row of padding steps (never predicted)
@@ -51,6 +54,7 @@ class DecoderConfig:
     relative_pointer: bool = True  # add target-relative row/column embeddings to pointer keys
     pointer_feedback: bool = True  # feed the previously pointed cell to the range decoder
     max_offset: int = 16  # offsets beyond +-this share the outermost embedding
+    copy: bool = False  # a copy head (the sheet setting): copy a shown formula or write one
 
     def __post_init__(self) -> None:
         for name in ("layers", "heads", "max_offset"):
@@ -89,6 +93,7 @@ class FormulaDecoder(nn.Module):
         self.offset_rows = nn.Embedding(offsets, hidden) if cfg.relative_pointer else None
         self.offset_cols = nn.Embedding(offsets, hidden) if cfg.relative_pointer else None
         self._init_weights()
+        self.copy_head = CopyHead(hidden, cfg.max_offset, cfg.init_std) if cfg.copy else None
 
     def _init_weights(self) -> None:
         parts = (self.embed, self.sketch_out, self.range_query, self.offset_rows, self.offset_cols)

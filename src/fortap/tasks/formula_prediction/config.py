@@ -20,6 +20,7 @@ from typing import Literal
 from fortap.model.formula_decoder import DecoderConfig
 from fortap.tasks.formula_prediction.checkpoint import ENCODERS
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
+from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, with_serialize
 from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
@@ -61,11 +62,15 @@ class FPData:
     train_per_book: int = 0  # at most this many training examples of one workbook, spread
     # evenly within it (0 = all)
     corpus: str = ""  # corpus folder whose split.json puts each workbook on its side
+    setting: Literal["paper", "sheet"] = "paper"  # paper: no other formula in the input; sheet:
+    # the other formulas shown as their tokens (and copy targets built for decoder.copy)
     augment: FPAugment = field(default_factory=FPAugment)  # training examples changed per draw
 
     def __post_init__(self) -> None:
         if self.max_seq_len < 16:
             raise ValueError(f"FPData.max_seq_len must be >= 16, got {self.max_seq_len}")
+        if self.setting not in ("paper", "sheet"):
+            raise ValueError(f"FPData.setting must be 'paper' or 'sheet', got {self.setting!r}")
         for name in ("max_train", "train_per_book"):
             if getattr(self, name) < 0:
                 raise ValueError(f"FPData.{name} must be >= 0, got {getattr(self, name)}")
@@ -193,6 +198,10 @@ class FormulaRunConfig:
     decoding: DecodeConfig = field(default_factory=DecodeConfig)
 
     def __post_init__(self) -> None:
+        if self.decoder.copy and self.data.setting != "sheet":
+            raise ValueError(
+                "decoder.copy needs data.setting=sheet (only there are other formulas shown)"
+            )
         if self.training.keep_best == "formula_top1" and not (
             self.training.dev_checks and self.evaluation.dev_decode
         ):
@@ -200,6 +209,15 @@ class FormulaRunConfig:
                 "FPTraining.keep_best formula_top1 needs dev checks (training.dev_checks > 0) "
                 "and dev decoding (evaluation.dev_decode)"
             )
+
+    def examples(self) -> FormulaExamplesConfig:
+        """How the run turns formula cells into examples (saved beside the model as its
+        inputs): `data.max_seq_len` tokens; other formulas shown as values (paper setting) or
+        as their tokens (sheet setting)."""
+        mode = "tokens" if self.data.setting == "sheet" else "value"
+        return with_serialize(
+            FormulaExamplesConfig(), max_seq_len=self.data.max_seq_len, formula_mode=mode
+        )
 
     def dev_decoding(self) -> DecodeConfig:
         """The decoding of the dev checks: `decoding` with `evaluation.dev_beam` when set (a

@@ -77,12 +77,17 @@ def decode_at(
 ) -> list[list[Candidate]]:
     """Ranked candidates for the cells `cell` (B,) (0-based cell index per example): `decode`
     for inputs that carry no gold formula (a suggestion for a cell of a user's sheet)."""
-    cfg = cfg or DecodeConfig()
     model.eval()
-    enc = model.encode(batch, cell)
+    return decode_encoded(model, model.encode(batch, cell), cfg)
+
+
+@torch.no_grad()
+def decode_encoded(model, enc: Encoded, cfg: DecodeConfig | None = None) -> list[list[Candidate]]:
+    """`decode_at` on a batch the model has encoded already (`model.encode`)."""
+    cfg = cfg or DecodeConfig()
     grammar = GrammarBias() if cfg.grammar else None  # one memo for the whole batch
     out = []
-    for b in range(batch.token_ids.shape[0]):
+    for b in range(enc.memory.shape[0]):
         one = enc.row(b)
         if cfg.beam == 1:
             found = [greedy(model.decoder, one, cfg.max_len, grammar)[0]]

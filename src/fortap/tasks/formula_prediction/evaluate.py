@@ -2,7 +2,8 @@
 
 Evaluation (`predict`) decodes every example (beam search,
 `fortap.tasks.formula_prediction.decoding`), maps each pointer back to its sheet cell, and scores the ranked candidates with
-`fortap.evaluation.metrics`. `evaluate_sketch_prior` scores the input-blind reference
+`fortap.evaluation.metrics`. A model with a copy head (the sheet setting) ranks the copies of
+the shown formulas among the written candidates (`ranked_guesses`). `evaluate_sketch_prior` scores the input-blind reference
 (`sketch_prior`): the most frequent training sketches.
 """
 
@@ -11,12 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+import torch
+
 from fortap.encoding.example import Example
 from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
 from fortap.evaluation.render import render_formula
 from fortap.formula.tokens import FORMULA_VOCAB, RANGE
 from fortap.sheet.model import a1
-from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode
+from fortap.tasks.formula_prediction.copies import rank
+from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode_encoded
 from fortap.tasks.formula_prediction.examples import FP_KEY, fp_batch
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
@@ -56,13 +60,42 @@ def predict(
     golds, guesses, records = [], [], []
     for i in range(0, len(examples), batch_size):
         chunk = examples[i : i + batch_size]
-        for example, candidates in zip(chunk, decode(model, fp_batch(chunk), cfg), strict=True):
+        for example, ranked in zip(chunk, ranked_guesses(model, chunk, cfg), strict=True):
             gold = gold_of(example)
-            ranked = [guess_of(example, c) for c in candidates]
             golds.append(gold)
-            guesses.append(ranked)
-            records.append(prediction_record(example, gold, ranked, candidates))
+            guesses.append([g for g, _ in ranked])
+            records.append(prediction_record(example, gold, ranked))
     return golds, guesses, records
+
+
+@torch.no_grad()
+def ranked_guesses(
+    model: FormulaPredictionModel, chunk: Sequence[Example], cfg: DecodeConfig
+) -> list[list[tuple[Guess, dict]]]:
+    """Each example's ranked guesses with their record fields. Written candidates come from
+    beam search; with a copy head, copies of the shown formulas join them, all ranked by
+    probability (`copies.rank`)."""
+    model.eval()
+    batch = fp_batch(chunk)
+    targets = batch.targets[FP_KEY]
+    enc = model.encode(batch, targets["cell"])
+    found = decode_encoded(model, enc, cfg)
+    out = []
+    if model.decoder.copy_head is None:
+        for example, candidates in zip(chunk, found, strict=True):
+            out.append([(guess_of(example, c), _fields(c)) for c in candidates])
+        return out
+    log_probs = model.copy_scores(enc, targets).log_softmax(-1)  # (B, C + 1)
+    for b, (example, candidates) in enumerate(zip(chunk, found, strict=True)):
+        copies = example.targets[FP_KEY].get("copies", [])
+        copy_logp = [float(log_probs[b, c["cell"] - 1]) for c in copies]
+        written = [(guess_of(example, c), c.score + c.range_score, _fields(c)) for c in candidates]
+        out.append(rank(copies, copy_logp, float(log_probs[b, -1]), written, cfg.top_k))
+    return out
+
+
+def _fields(candidate: Candidate) -> dict:
+    return {"score": candidate.score, "range_score": candidate.range_score}
 
 
 def evaluate_formula_prediction(
@@ -101,9 +134,7 @@ def evaluate_sketch_prior(
     return formula_metrics([gold_of(ex) for ex in examples], [ranked] * len(examples), k=top_k)
 
 
-def prediction_record(
-    example: Example, gold: Gold, ranked: list[Guess], candidates: list[Candidate]
-) -> dict:
+def prediction_record(example: Example, gold: Gold, ranked: list[tuple[Guess, dict]]) -> dict:
     target = example.meta.get("target", [0, 0])
     return {
         "book": example.meta.get("book"),
@@ -112,14 +143,9 @@ def prediction_record(
         "formula": example.meta.get("formula"),
         "gold": " ".join(formula_key(gold)),
         "reachable": gold.reachable,
-        "error": error_class(gold, ranked[0] if ranked else None),
+        "error": error_class(gold, ranked[0][0] if ranked else None),
         "candidates": [
-            {
-                "formula": guess_text(g),
-                "prefix": " ".join(formula_key(g)),
-                "score": c.score,
-                "range_score": c.range_score,
-            }
-            for g, c in zip(ranked, candidates, strict=True)
+            {"formula": guess_text(g), "prefix": " ".join(formula_key(g)), **fields}
+            for g, fields in ranked
         ],
     }

@@ -5,7 +5,10 @@ the paper's filters, references only this table, at most 30 prefix tokens, first
 per row/column) becomes one `Example`. Input, as in the paper: the non-empty header cells and
 every cell on the target's row and column (`select_cells`); the target shown as
 `[SEP] [FORMULA]` with not-a-number features; other formula cells shown as their values (the
-"paper setting": no other formula is visible). `targets["formula_prediction"]` (`FP_KEY`):
+"paper setting": no other formula is visible). In the "sheet setting" (`setting`, serialise
+mode `tokens`) they are shown as their formula tokens instead, the row and column are cut to
+the cells near the target (`sheet_cells`), and each example lists its copy candidates
+(`copies.py`). `targets["formula_prediction"]` (`FP_KEY`):
 
 - `cell`: 1-based cell id of the target (its `[SEP]` state starts the decoder);
 - `sketch`: `FORMULA_VOCAB` ids, `[START]` .. `[END]`;
@@ -34,18 +37,23 @@ from fortap.encoding.example import Batch, Example
 from fortap.encoding.piece import RC
 from fortap.encoding.selection import select_cells
 from fortap.encoding.serialize import SerializeConfig, serialize
+from fortap.evaluation.metrics import Guess
 from fortap.formula import Formula
 from fortap.formula.references import to_table
 from fortap.formula.table_formulas import parse_table_formulas
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
 from fortap.model.formula_decoder import PAD
 from fortap.table.model import Table
+from fortap.tasks.formula_prediction.copies import collate_copies, copy_targets
 from fortap.text.tokenizer import Tokenizer
 
 FP_KEY = "formula_prediction"
 IGNORE = -100  # label of steps without a loss
 Place = tuple[str, str, str]  # one table: (book, sheet, region A1)
 TRAIN_SETTINGS = {"full": 1.0, "low_resource": 0.2}  # training-set share of each named setting
+SETTING_OF_MODE = {"value": "paper", "tokens": "sheet"}  # input mode of other formulas -> setting
+SHEET_REACH = 10  # sheet setting: row and column cells within this distance of the target
+SHEET_KEEP = 2  # sheet setting: nearest formula cells never dropped from the input
 
 
 @dataclass(frozen=True)
@@ -58,11 +66,17 @@ class FormulaExamplesConfig:
     facts: FactsConfig = field(default_factory=FactsConfig)  # which formulas are kept
 
     def __post_init__(self) -> None:
-        if self.serialize.formula_mode != "value":
+        if self.serialize.formula_mode not in SETTING_OF_MODE:
             raise ValueError(
                 "FormulaExamplesConfig.serialize.formula_mode must be 'value' (the paper "
-                f"setting shows no other formula), got {self.serialize.formula_mode!r}"
+                "setting: other formulas shown as their values) or 'tokens' (the sheet setting: "
+                f"shown as their formulas), got {self.serialize.formula_mode!r}"
             )
+
+    @property
+    def setting(self) -> str:
+        """`paper` (no other formula visible) or `sheet` (the others shown, copy targets built)."""
+        return SETTING_OF_MODE[self.serialize.formula_mode]
 
 
 def place_of(table: Table) -> Place:
@@ -84,26 +98,40 @@ def formula_examples(
     """One example per kept formula of `table`, in row-major order of the formula cells;
     `parsed`: the table's formula cells parsed already (`parse_table_formulas`)."""
     cfg = cfg or FormulaExamplesConfig()
-    kept, _ = kept_formulas(table, cfg.facts, parsed)
+    cells = parse_table_formulas(table) if parsed is None else parsed
+    kept, _ = kept_formulas(table, cfg.facts, cells)
     out = []
     for rc in sorted(kept):
-        example = prediction_example(table, rc, kept[rc], tokenizer, cfg)
+        example = prediction_example(table, rc, kept[rc], tokenizer, cfg, cells)
         if example is not None:
             out.append(example)
     return out
 
 
 def prediction_example(
-    table: Table, rc: RC, formula: Formula, tokenizer: Tokenizer, cfg: FormulaExamplesConfig
+    table: Table,
+    rc: RC,
+    formula: Formula,
+    tokenizer: Tokenizer,
+    cfg: FormulaExamplesConfig,
+    cells: dict[RC, Formula | None] | None = None,
 ) -> Example | None:
-    """The example of `formula` in table cell `rc`; None when the target alone does not fit."""
+    """The example of `formula` in table cell `rc`; None when the target alone does not fit.
+    `cells`: the table's parsed formula cells (the sheet setting shows them and builds its copy
+    targets from them; parsed here when not given)."""
+    selected, keep = select_cells(table, rc), []
+    if cfg.setting == "sheet":
+        cells = parse_table_formulas(table) if cells is None else cells
+        selected, keep = sheet_cells(selected, rc, cells)
     try:
         example = serialize(
             table,
             tokenizer,
             cfg.serialize,
-            cells=select_cells(table, rc),
+            cells=selected,
             formula_inputs={rc: "tag"},
+            keep=keep,
+            formulas=cells,
         )
     except ValueError:
         return None
@@ -126,9 +154,33 @@ def prediction_example(
         "origin": [top, left],
         "reachable": all(p != -1 for p in pointers),
     }
+    if cfg.setting == "sheet" and cells is not None:
+        gold = Guess(formula.sketch, tuple(cell for cell, _ in refs))
+        example.targets[FP_KEY]["copies"] = copy_targets(table, rc, example, cells, gold)
     example.meta["formula"] = table.cell(*rc).formula
     example.meta["target"] = [top + rc[0], left + rc[1]]
     return example
+
+
+def sheet_cells(
+    selected: Sequence[RC], rc: RC, cells: Mapping[RC, Formula | None]
+) -> tuple[list[RC], list[RC]]:
+    """The sheet setting's input cells and the ones never dropped. Of the target's row and
+    column only the cells within `SHEET_REACH` of it stay (the fill rule's reach: a long column
+    would otherwise fill the input with its top rows, dropping the neighbours from the end); the
+    `SHEET_KEEP` nearest formula cells are kept whatever the budget."""
+
+    def distance(at: RC) -> int:
+        return abs(at[0] - rc[0]) + abs(at[1] - rc[1])
+
+    def near(at: RC) -> bool:
+        return (at[0] != rc[0] and at[1] != rc[1]) or distance(at) <= SHEET_REACH
+
+    kept = [at for at in selected if near(at)]
+    shown = sorted(
+        (at for at in kept if at != rc and at in cells), key=lambda at: (distance(at), at)
+    )
+    return kept, shown[:SHEET_KEEP]
 
 
 def split_examples(
@@ -191,7 +243,10 @@ def collate_targets(values: list[dict | None], batch: Batch) -> dict[str, torch.
         sketch_in[b, :s] = torch.tensor(v["sketch"][:-1])
         sketch_out[b, :s] = torch.tensor(v["sketch"][1:])
         pointers[b, :s] = torch.tensor([p - 1 if p > 0 else IGNORE for p in v["pointers"]])
-    return {"cell": cell, "sketch_in": sketch_in, "sketch_out": sketch_out, "pointers": pointers}
+    out = {"cell": cell, "sketch_in": sketch_in, "sketch_out": sketch_out, "pointers": pointers}
+    if any("copies" in v for v in values):  # type: ignore[operator]
+        out |= collate_copies(values, batch)  # type: ignore[arg-type]
+    return out
 
 
 def fp_batch(examples: Sequence[Example]) -> Batch:

@@ -41,9 +41,7 @@ from fortap.tasks.formula_prediction.dev_checks import (
     write_dev_baselines,
 )
 from fortap.tasks.formula_prediction.examples import (
-    FormulaExamplesConfig,
     fp_batch,
-    with_serialize,
 )
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 from fortap.text.tokenizer import Tokenizer
@@ -78,8 +76,7 @@ def finetune_formula_prediction(
         if tables is None or formulas is None or tokenizer is None:
             raise ValueError("finetune_formula_prediction: data.augment needs the run's tables, "
                              "parsed formulas and tokenizer")  # fmt: skip
-        ex_cfg = with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.data.max_seq_len)
-        augmenter = Augmenter(train_examples, tables, formulas, tokenizer, ex_cfg,
+        augmenter = Augmenter(train_examples, tables, formulas, tokenizer, cfg.examples(),
                               cfg.data.augment, cfg.training.seed)  # fmt: skip
     dist = dist or Dist()
     rng = random.Random(cfg.training.seed)

@@ -1,7 +1,8 @@
 """The formula-prediction model: the encoder with a new formula decoder (`FormulaPredictionModel`).
 
 `forward(batch)` returns `(loss, logs)` as objectives do, so `fortap.training.loop.train` trains
-it: loss = sketch NLL + `range_weight` * range NLL. `encode` gives what the decoder and beam
+it: loss = sketch NLL + `range_weight` * range NLL (+ the copy head's NLL in the sheet setting,
+`copy_nll`). `encode` gives what the decoder and beam
 search (`fortap.tasks.formula_prediction.decoding`) read of one batch (`Encoded`).
 """
 
@@ -66,6 +67,15 @@ class FormulaPredictionModel(nn.Module):
             offsets=place - place[b, cell][:, None],
         )
 
+    def copy_scores(self, enc: Encoded, targets: dict[str, torch.Tensor]) -> torch.Tensor:
+        """(B, C + 1) copy-head scores of each cell, then "write" (needs the copy head)."""
+        assert self.decoder.copy_head is not None
+        mask = targets["copy_mask"] & enc.candidates  # (B, C)
+        return self.decoder.copy_head(
+            enc.formula_state, enc.cell_states, enc.offsets, targets["copy_agree"],
+            targets["copy_features"], mask,
+        )  # fmt: skip
+
     def forward(self, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:
         t = batch.targets[FP_KEY]
         enc = self.encode(batch, t["cell"])
@@ -85,7 +95,11 @@ class FormulaPredictionModel(nn.Module):
             range_loss = ranges.sum() * 0.0
         loss = sketch_loss + self.range_weight * range_loss
         real = t["sketch_out"] != IGNORE
-        logs = {
+        logs = {}
+        if self.decoder.copy_head is not None:
+            copy_loss, logs = copy_nll(self.copy_scores(enc, t), t["copy_ok"])
+            loss = loss + copy_loss
+        logs |= {
             "loss/sketch": float(sketch_loss.detach()),
             "loss/range": float(range_loss.detach()),
             "loss/formula": float((sketch_loss + range_loss).detach()),  # the dev criterion
@@ -95,6 +109,21 @@ class FormulaPredictionModel(nn.Module):
             "n/range": float(has_range.sum()),
         }
         return loss, logs
+
+
+def copy_nll(scores: torch.Tensor, ok: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+    """Copy-head loss: -log of the probability of every right choice together (each copy
+    candidate whose copy is the target's formula; "write" when none is), with its logs."""
+    right = torch.cat([ok, ~ok.any(-1, keepdim=True)], -1)  # (B, C + 1)
+    log_probs = scores.log_softmax(-1)  # (B, C + 1)
+    loss = -log_probs.masked_fill(~right, float("-inf")).logsumexp(-1).mean()
+    chosen = right.gather(1, scores.argmax(-1, keepdim=True))  # (B, 1)
+    return loss, {
+        "loss/copy": float(loss.detach()),
+        "acc/copy": float(chosen.float().mean()),
+        "n/copy": float(len(ok)),
+        "share/copyable": float(ok.any(-1).float().mean()),
+    }
 
 
 def _accuracy(scores: torch.Tensor, labels: torch.Tensor, where: torch.Tensor) -> float:

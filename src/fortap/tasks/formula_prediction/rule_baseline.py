@@ -31,9 +31,9 @@ from fortap.encoding.example import Example
 from fortap.encoding.piece import RC
 from fortap.evaluation.metrics import Gold, Guess, formula_key, formula_metrics
 from fortap.formula import Formula
+from fortap.formula.fill import fill_formula, sheet_rc
 from fortap.formula.formula import formula_of_ast
-from fortap.formula.nodes import Address, Func, Ref, map_refs
-from fortap.formula.references import OffSheet, shift_ref
+from fortap.formula.nodes import Address, Func, Ref
 from fortap.formula.table_formulas import parse_table_formulas
 from fortap.sheet.model import a1
 from fortap.table.model import Table
@@ -105,19 +105,6 @@ def fill_text(table: Table, src: RC, dst: RC, formulas: Cells | None = None) -> 
     return None if formula is None else formula.text
 
 
-def fill_formula(table: Table, formula: Formula | None, src: RC, dst: RC) -> Formula | None:
-    """`formula` (of table cell `src`) copied to `dst`: relative parts shift, `$` parts stay;
-    None when it did not parse or a shifted reference leaves the sheet."""
-    if formula is None:
-        return None
-    dr, dc = dst[0] - src[0], dst[1] - src[1]
-    try:
-        moved = map_refs(formula.ast, lambda ref: shift_ref(ref, dr, dc))
-    except OffSheet:
-        return None
-    return formula_of_ast(moved, table.sheet, _sheet_rc(table, dst))
-
-
 def autosum_formulas(table: Table, rc: RC) -> list[tuple[Formula, str]]:
     """`=SUM(...)` over the numbers directly above and directly left, Excel's pick first."""
     r, c = rc
@@ -126,9 +113,9 @@ def autosum_formulas(table: Table, rc: RC) -> list[tuple[Formula, str]]:
     out = []
     for cells, side in ((above, "above"), (left, "left")):
         if cells:
-            first, last = (Address(*_sheet_rc(table, at)) for at in (cells[-1], cells[0]))
+            first, last = (Address(*sheet_rc(table, at)) for at in (cells[-1], cells[0]))
             ref = Ref("cell", start=first) if first == last else Ref("area", None, first, last)
-            total = formula_of_ast(Func("SUM", (ref,)), table.sheet, _sheet_rc(table, rc))
+            total = formula_of_ast(Func("SUM", (ref,)), table.sheet, sheet_rc(table, rc))
             out.append((total, f"autosum:{side}"))
     return out
 
@@ -163,12 +150,8 @@ def _r1c1(cells: Cells, rc: RC) -> str | None:
     return None if formula is None else formula.r1c1
 
 
-def _sheet_rc(table: Table, rc: RC) -> tuple[int, int]:
-    return table.region.top + rc[0], table.region.left + rc[1]
-
-
 def _sheet_a1(table: Table, rc: RC) -> str:
-    return a1(*_sheet_rc(table, rc))
+    return a1(*sheet_rc(table, rc))
 
 
 def evaluate_rules(

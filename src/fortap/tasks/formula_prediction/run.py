@@ -38,12 +38,7 @@ from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, w
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.compare import compare
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
-from fortap.tasks.formula_prediction.examples import (
-    FormulaExamplesConfig,
-    low_resource,
-    parse_tables,
-    with_serialize,
-)
+from fortap.tasks.formula_prediction.examples import low_resource, parse_tables
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 from fortap.tasks.formula_prediction.split import (
     corpus_sides,
@@ -89,7 +84,7 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
         raise FortapError(f"no tables in {', '.join(map(str, paths))}")
     tables = one_copy_per_book(read)  # a workbook given as .xls and .xlsx counts once
     tokenizer = Tokenizer()
-    ex_cfg = examples_config(cfg)
+    ex_cfg = cfg.examples()
     sides = corpus_sides(cfg.data.corpus) if cfg.data.corpus else None
     formulas = parse_tables(tables)  # the run's one parse of every formula cell
     split, note = split_for_run(tables, tokenizer, ex_cfg, cfg.training.seed, sides, formulas)
@@ -107,11 +102,6 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
         if capped:
             note += f"; {verb} {capped}"
     return Loaded(tables, tokenizer, split, note, formulas)
-
-
-def examples_config(cfg: FormulaRunConfig) -> FormulaExamplesConfig:
-    """How the run turns formula cells into examples (saved beside the model as its inputs)."""
-    return with_serialize(FormulaExamplesConfig(), max_seq_len=cfg.data.max_seq_len)
 
 
 def cap_side(examples: list[Example], per_book: int, most: int) -> tuple[list[Example], str]:
@@ -206,7 +196,7 @@ def run_finetune(
                 curve.append(CurvePoint(share, len(part), top1))
         if not dist.is_main:
             return None
-        save_formula_model(model, out / "model", examples_config(cfg).serialize)
+        save_formula_model(model, out / "model", cfg.examples().serialize)
         run = FormulaRun(model, tables, split, systems, records, [note], formulas)
         write_outputs(out, run, cfg, sorted(curve, key=lambda p: p.share), console)
         return run
