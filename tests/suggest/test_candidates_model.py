@@ -6,6 +6,7 @@ the shipped ranker's candidates, and wired into `Suggester`, `fortap suggest` an
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -16,6 +17,8 @@ from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
 from fortap.formula.references import ref_cells
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
+from fortap.model.encoder import FortapEncoder
+from fortap.model.formula_decoder import DecoderConfig
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.anchor import refs_of
 from fortap.suggest.candidates.model import UNKNOWN_FORMULA, ModelSource, table_at
@@ -23,7 +26,9 @@ from fortap.suggest.context import Target
 from fortap.suggest.engine import Suggester
 from fortap.suggest.ranker import Ranker
 from fortap.suggest.train import hidden_for
+from fortap.tasks.formula_prediction.checkpoint import save_formula_model
 from fortap.tasks.formula_prediction.decoding import Candidate as Beam
+from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
 from ..sheet.sheet_builders import with_cached
 from .engine_books import sales_book
@@ -198,6 +203,16 @@ def test_missing_or_invalid_model_folder(book, folder, tmp_path):
     (broken / "encoder" / "model.safetensors").write_bytes(b"not safetensors")
     with pytest.raises(FortapError, match=r"cannot load the model: .*model.safetensors"):
         Suggester.open(book, model=broken)
+    sheet = tmp_path / "sheet"  # a copy-head model: its input and ranking are not built here
+    shutil.copytree(folder, sheet)
+    config = json.loads((sheet / "decoder.json").read_text())
+    (sheet / "decoder.json").write_text(json.dumps({**config, "copy": True}))
+    model = FormulaPredictionModel(
+        FortapEncoder.from_pretrained(sheet / "encoder"), DecoderConfig(**{**config, "copy": True})
+    )
+    save_formula_model(model, sheet)
+    with pytest.raises(FortapError, match=r"a sheet-setting model \(with a copy head\)"):
+        Suggester.open(book, model=sheet)
     # the fine-tuning run's output folder is accepted for its model/ folder
     assert ModelSource.load(folder.parent).folder == folder.resolve()
 

@@ -32,7 +32,8 @@ that source's candidate, where a ranker trained without the model ignores them (
 as `land_*` would change what it sees of that candidate, so the model source adds none).
 
 `ModelSource.load` reads the model once (safetensors and JSON only: nothing is unpickled); a
-folder that is not a model gives one `FortapError`. Per call: one table build, one encoder
+folder that is not a model gives one `FortapError`, and so does a sheet-setting model (with a
+copy head): its input cuts and its copy ranking are not built here yet. Per call: one table build, one encoder
 pass over at most `max_seq_len` tokens and a beam of 5 (`bench/suggest_model.py` measures it).
 """
 
@@ -206,6 +207,11 @@ def _load(folder: str, stamp: tuple[int, ...], beam: int) -> ModelSource:
         raise FortapError(
             f"--model {folder}: its encoder has {vocab} token ids, the tokenizer "
             f"{tokenizer.vocab_size}: not a model fortap fine-tuned"
+        )
+    if model.decoder.copy_head is not None:
+        raise FortapError(
+            f"--model {folder}: a sheet-setting model (with a copy head) is not a suggestion "
+            "source yet; use a model fine-tuned in the paper setting (data.setting=paper)"
         )
     examples = FormulaExamplesConfig()
     if inputs is not None:
