@@ -9,10 +9,12 @@ import torch
 
 from fortap.evaluation.metrics import Guess
 from fortap.model.formula_decoder import DecoderConfig
+from fortap.model.state_file import read_tensors
 from fortap.tasks.formula_prediction.checkpoint import load_formula_model, save_formula_model
 from fortap.tasks.formula_prediction.config import (
     FormulaRunConfig,
     FPData,
+    FPEvaluation,
     FPOptim,
     FPTraining,
 )
@@ -21,8 +23,10 @@ from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
 from fortap.tasks.formula_prediction.examples import FP_KEY, formula_examples, fp_batch
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel, copy_nll
+from fortap.tasks.formula_prediction.run import run_evaluate, run_finetune
 
 from .expense_table import expense_table, tiny_encoder
+from .test_finetune_resume import tables_file
 
 SHEET = FormulaRunConfig(data=FPData(setting="sheet"))
 
@@ -130,3 +134,26 @@ def test_tiny_copy_model_learns_the_table_and_round_trips(tokenizer, tmp_path):
     assert isinstance(loaded, FormulaPredictionModel) and loaded.decoder.copy_head is not None
     again, records_again = evaluate_formula_prediction(loaded, examples, beam=5)
     assert records_again == records and again["formula_top1"] == 1.0
+
+
+def test_evaluate_reads_the_setting_of_a_saved_model_and_bf16_weights_load(tmp_path):
+    tables = tables_file(tmp_path)
+    decoder = DecoderConfig(layers=1, heads=2, dropout=0.0, copy=True)
+    cfg = FormulaRunConfig(
+        data=FPData(setting="sheet"), decoder=decoder,
+        training=FPTraining(steps=4, batch_size=2, dev_checks=0, progress=False),
+    )  # fmt: skip
+    run = run_finetune([tables], tmp_path / "run", cfg)
+    assert run is not None
+    # a plain `fortap evaluate` config: the saved inputs.json makes it the sheet setting
+    again = run_evaluate([tables], tmp_path / "eval", FormulaRunConfig(
+        evaluation=FPEvaluation(model=str(tmp_path / "run" / "model"))))  # fmt: skip
+    assert again.records == run.records
+    narrow = tmp_path / "bf16"
+    save_formula_model(run.model, narrow, cfg.examples().serialize, dtype=torch.bfloat16)
+    tensors, _ = read_tensors(narrow / "decoder.safetensors")
+    assert {t.dtype for t in tensors.values()} == {torch.bfloat16}
+    loaded = load_formula_model(narrow)
+    assert next(loaded.parameters()).dtype == torch.float32
+    weight = run.model.decoder.copy_head.query.weight
+    assert torch.equal(loaded.decoder.copy_head.query.weight, weight.to(torch.bfloat16).float())

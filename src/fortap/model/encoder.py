@@ -92,12 +92,13 @@ class FortapEncoder(nn.Module):
         load_state(model, directory / WEIGHTS_FILE)
         return model.eval()
 
-    def save_pretrained(self, directory: str | Path) -> None:
-        """Write config.json and model.safetensors into `directory` (created if missing)."""
+    def save_pretrained(self, directory: str | Path, dtype: torch.dtype | None = None) -> None:
+        """Write config.json and model.safetensors into `directory` (created if missing);
+        `dtype` narrows the float32 weights (`save_state`)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         self.config.save(directory / CONFIG_FILE)
-        save_state(self, directory / WEIGHTS_FILE)
+        save_state(self, directory / WEIGHTS_FILE, dtype)
 
 
 def cell_states(tokens: torch.Tensor, batch: Batch) -> torch.Tensor:

@@ -1,10 +1,12 @@
 """Save and load any module's tensors as one safetensors file — never pickle.
 
-`save_state(module, path)` writes every tensor of `module.state_dict()` with a CRC-32 of its
-bytes in the file's metadata, so a flipped byte is caught on load and reported by tensor name.
+`save_state(module, path)` writes every tensor of `module.state_dict()` (float32 ones narrowed
+to bfloat16 on request, for a released checkpoint) with a CRC-32 of its bytes in the file's
+metadata, so a flipped byte is caught on load and reported by tensor name.
 Tensors that are the same storage (a tied MLM decoder and the word embeddings) are written
 once; the other names are recorded as aliases. `load_state(module, path)` checks every name,
-shape, dtype and checksum before copying anything and raises `CheckpointError` naming the file
+shape, dtype (bfloat16 is accepted for float32 and widened) and checksum before copying
+anything and raises `CheckpointError` naming the file
 and the tensor. `read_tensors(path)` is the checked read on its own (used for foreign files
 such as the MiniLM weights, which carry no checksums).
 """
@@ -32,14 +34,19 @@ def crc32(tensor: torch.Tensor) -> int:
     return zlib.crc32(raw.numpy().data)
 
 
-def save_state(module: nn.Module | dict[str, torch.Tensor], path: str | Path) -> None:
-    """Write `module`'s state dict (or a dict of tensors) to `path` as safetensors."""
+def save_state(
+    module: nn.Module | dict[str, torch.Tensor], path: str | Path, dtype: torch.dtype | None = None
+) -> None:
+    """Write `module`'s state dict (or a dict of tensors) to `path` as safetensors; `dtype`
+    (e.g. `torch.bfloat16` for a released checkpoint) narrows every float32 tensor."""
     state = module.state_dict() if isinstance(module, nn.Module) else module
     tensors: dict[str, torch.Tensor] = {}
     aliases: dict[str, str] = {}
     seen: dict[tuple, str] = {}
     for name, tensor in state.items():
         t = tensor.detach().cpu()
+        if dtype is not None and t.dtype == torch.float32:
+            t = t.to(dtype)
         key = (
             t.untyped_storage().data_ptr(),
             t.storage_offset(),
@@ -95,6 +102,7 @@ def load_state(module: nn.Module, path: str | Path) -> None:
         if name not in tensors:
             raise CheckpointError(f"{path}: tensor {name!r} is missing")
         check_match(tensors[name], target, name, path)
+        tensors[name] = tensors[name].to(target.dtype)  # a narrowed tensor is widened back
     extra = sorted(set(tensors) - set(expected))
     if extra:
         raise CheckpointError(f"{path}: unexpected tensor {extra[0]!r} (not in the model)")
@@ -108,7 +116,8 @@ def check_match(found: torch.Tensor, target: torch.Tensor, name: str, path: Path
             f"{path}: tensor {name!r} has shape {list(found.shape)}, "
             f"the model expects {list(target.shape)}"
         )
-    if found.dtype != target.dtype:
+    narrowed = (found.dtype, target.dtype) == (torch.bfloat16, torch.float32)
+    if found.dtype != target.dtype and not narrowed:
         raise CheckpointError(
             f"{path}: tensor {name!r} has dtype {found.dtype}, the model expects {target.dtype}"
         )

@@ -17,6 +17,8 @@ import dataclasses
 import json
 from pathlib import Path
 
+import torch
+
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
@@ -46,15 +48,20 @@ def baseline_encoder(
 
 
 def save_formula_model(
-    model: FormulaPredictionModel, directory: str | Path, inputs: SerializeConfig | None = None
+    model: FormulaPredictionModel,
+    directory: str | Path,
+    inputs: SerializeConfig | None = None,
+    dtype: torch.dtype | None = None,
 ) -> None:
-    """Write the model into `directory`; `inputs`: how its examples were serialised."""
+    """Write the model into `directory`; `inputs`: how its examples were serialised; `dtype`
+    (`torch.bfloat16` for a released checkpoint) narrows the float32 weights, which loading
+    widens back."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    model.encoder.save_pretrained(directory / "encoder")
+    model.encoder.save_pretrained(directory / "encoder", dtype)
     cfg = dataclasses.asdict(model.decoder.cfg)
     (directory / DECODER_CONFIG).write_text(json.dumps(cfg, indent=2) + "\n")
-    save_state(model.decoder, directory / DECODER_WEIGHTS)
+    save_state(model.decoder, directory / DECODER_WEIGHTS, dtype)
     if inputs is not None:
         (directory / INPUTS).write_text(json.dumps(dataclasses.asdict(inputs), indent=2) + "\n")
 

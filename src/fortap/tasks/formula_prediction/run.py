@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -38,7 +38,7 @@ from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, w
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.compare import compare
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
-from fortap.tasks.formula_prediction.examples import low_resource, parse_tables
+from fortap.tasks.formula_prediction.examples import SETTING_OF_MODE, low_resource, parse_tables
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 from fortap.tasks.formula_prediction.split import (
     corpus_sides,
@@ -214,7 +214,7 @@ def run_evaluate(
     split rule and seed as `run_finetune`), beside the rule baseline."""
     import torch
 
-    from fortap.tasks.formula_prediction.checkpoint import load_formula_model
+    from fortap.tasks.formula_prediction.checkpoint import load_formula_model, load_inputs
 
     cfg = cfg or FormulaRunConfig()
     if not cfg.evaluation.model:
@@ -222,12 +222,24 @@ def run_evaluate(
     torch.set_flush_denormal(True)
     console = console or Console()
     model = load_formula_model(cfg.evaluation.model)
+    cfg = with_model_inputs(cfg, load_inputs(cfg.evaluation.model))
     loaded = load_split(paths, cfg)
     tables, split = loaded.tables, loaded.split
     systems, records = compare(model, split["test"], cfg, tables, loaded.formulas, split["train"])
     run = FormulaRun(model, tables, split, systems, records, [loaded.note], loaded.formulas)
     write_outputs(Path(out), run, cfg, [], console)
     return run
+
+
+def with_model_inputs(cfg: FormulaRunConfig, inputs) -> FormulaRunConfig:
+    """`cfg` with the examples a saved model was trained on (its `inputs.json`: sequence length
+    and the setting, paper or sheet), so that it is evaluated on the inputs it knows; `cfg`
+    as it is for a folder saved without them."""
+    if inputs is None:
+        return cfg
+    setting = SETTING_OF_MODE.get(inputs.formula_mode, "paper")
+    data = replace(cfg.data, setting=setting, max_seq_len=inputs.max_seq_len)
+    return replace(cfg, data=data)
 
 
 def write_outputs(
