@@ -200,6 +200,10 @@ def test_any_module_round_trips_with_tied_weights(tmp_path):
 
 
 def test_dtype_mismatch_names_the_tensor(tmp_path):
-    save_state(nn.Linear(2, 2).to(torch.bfloat16), tmp_path / "lin.safetensors")
-    with pytest.raises(CheckpointError, match=r"'weight' has dtype torch.bfloat16"):
+    save_state(nn.Linear(2, 2).to(torch.float16), tmp_path / "lin.safetensors")
+    with pytest.raises(CheckpointError, match=r"'weight' has dtype torch.float16"):
         load_state(nn.Linear(2, 2), tmp_path / "lin.safetensors")
+    # bfloat16 for float32 is the one narrowing accepted (a released checkpoint), not the reverse
+    save_state(nn.Linear(2, 2), tmp_path / "lin.safetensors")
+    with pytest.raises(CheckpointError, match=r"'weight' has dtype torch.float32"):
+        load_state(nn.Linear(2, 2).to(torch.bfloat16), tmp_path / "lin.safetensors")
