@@ -92,8 +92,18 @@ def test_rank_adds_up_one_formula_and_orders_by_probability():
     a = Guess(("SUM", "[:]", "[RANGE]", "[RANGE]"), ((1, 3), (2, 3)))
     b = Guess(("+", "[RANGE]", "[RANGE]"), ((3, 1), (3, 2)))
     copies = [
-        {"sketch": list(b.sketch), "ranges": [list(r) for r in b.ranges], "source": "D2"},
-        {"sketch": list(a.sketch), "ranges": [list(r) for r in a.ranges], "source": "B4"},
+        {
+            "sketch": list(b.sketch),
+            "ranges": [list(r) for r in b.ranges],
+            "source": "D2",
+            "text": "=B4+C4",
+        },
+        {
+            "sketch": list(a.sketch),
+            "ranges": [list(r) for r in a.ranges],
+            "source": "B4",
+            "text": "=SUM(D2:D3)",
+        },
     ]
     written = [(a, math.log(0.5), {"score": -0.7}), (b, math.log(0.5), {"score": -0.7})]
     # copies: b 0.3, a 0.25; write 0.45 -> a = 0.25 + 0.225, b = 0.3 + 0.225
@@ -101,6 +111,7 @@ def test_rank_adds_up_one_formula_and_orders_by_probability():
     assert [g for g, _ in ranked] == [b, a]
     assert math.exp(ranked[0][1]["logp"]) == pytest.approx(0.525)
     assert ranked[0][1]["source"] == "copy:D2" and ranked[1][1]["source"] == "copy:B4"
+    assert ranked[0][1]["formula"] == "=B4+C4"  # a copy keeps its own text (constants too)
     assert len(rank(copies, [math.log(0.3), math.log(0.25)], math.log(0.45), written, 1)) == 1
 
 
@@ -155,5 +166,6 @@ def test_evaluate_reads_the_setting_of_a_saved_model_and_bf16_weights_load(tmp_p
     assert {t.dtype for t in tensors.values()} == {torch.bfloat16}
     loaded = load_formula_model(narrow)
     assert next(loaded.parameters()).dtype == torch.float32
-    weight = run.model.decoder.copy_head.query.weight
-    assert torch.equal(loaded.decoder.copy_head.query.weight, weight.to(torch.bfloat16).float())
+    stored = dict(loaded.named_parameters())
+    for name, weight in run.model.named_parameters():  # every weight, each rounded once
+        assert torch.equal(stored[name], weight.to(torch.bfloat16).float()), name

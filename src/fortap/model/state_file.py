@@ -45,9 +45,7 @@ def save_state(
     seen: dict[tuple, str] = {}
     for name, tensor in state.items():
         t = tensor.detach().cpu()
-        if dtype is not None and t.dtype == torch.float32:
-            t = t.to(dtype)
-        key = (
+        key = (  # of the module's own tensor: a narrowed copy is a temporary whose address recurs
             t.untyped_storage().data_ptr(),
             t.storage_offset(),
             tuple(t.shape),
@@ -58,6 +56,8 @@ def save_state(
             aliases[name] = seen[key]
             continue
         seen[key] = name
+        if dtype is not None and t.dtype == torch.float32:
+            t = t.to(dtype)
         tensors[name] = t.contiguous().clone()  # own storage: views of one buffer cannot be saved
     metadata = {
         "format": "pt",

@@ -11,7 +11,8 @@ the formula cells of the input (at most `MAX_COPIES`, nearest first), each as
 - `ok`: its copy is the target's formula (same sketch and ranges, `formula_key`);
 - `agree`: how many candidates give the same copy (itself included), a vote the head reads;
 - `features`: where the copy's references land (`copy_features`);
-- `sketch`, `ranges`, `source`: the copy as a guess, and the A1 address it was copied from.
+- `sketch`, `ranges`, `source`, `text`: the copy as a guess, the A1 address it was copied
+  from, and its Excel text (constants and all).
 
 `collate_copies` pads them into tensors; `rank` merges the copy head's probabilities with the
 written candidates of beam search into one ranking (`FormulaDecoder.copy_head`).
@@ -57,6 +58,7 @@ def copy_targets(
         key = formula_key(guess)
         out.append({"cell": ids[at], "ok": key == gold_key, "key": key, "sketch": list(guess.sketch),
                     "ranges": [list(r) for r in guess.ranges], "source": a1(*sheet_rc(table, at)),
+                    "text": filled.text,
                     "features": copy_features(table, rc, filled)})  # fmt: skip
     votes = Counter(c["key"] for c in out)
     for c in out:
@@ -120,7 +122,8 @@ def rank(
     are one formula, and their probabilities add up."""
     merged: dict[tuple[str, ...], list] = {}
     for copy, logp in zip(copies, copy_logp, strict=True):
-        _add(merged, copy_guess(copy), logp, {"source": f"copy:{copy['source']}"})
+        _add(merged, copy_guess(copy), logp,
+             {"source": f"copy:{copy['source']}", "formula": copy["text"]})  # fmt: skip
     for guess, logp, info in written:
         _add(merged, guess, write_logp + logp, {"source": "written", **info})
     best = sorted(merged.values(), key=lambda m: m[1], reverse=True)[:top_k]
