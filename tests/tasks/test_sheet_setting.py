@@ -160,6 +160,9 @@ def test_evaluate_reads_the_setting_of_a_saved_model_and_bf16_weights_load(tmp_p
     again = run_evaluate([tables], tmp_path / "eval", FormulaRunConfig(
         evaluation=FPEvaluation(model=str(tmp_path / "run" / "model"))))  # fmt: skip
     assert again.records == run.records
+    copies = [ex.targets[FP_KEY]["copies"] for ex in run.split["test"]]
+    ceiling = sum(any(c["ok"] for c in cs) for cs in copies) / len(copies)
+    assert run.systems["model"]["copy_ceiling"] == ceiling > 0  # the expense table's copies
     narrow = tmp_path / "bf16"
     save_formula_model(run.model, narrow, cfg.examples().serialize, dtype=torch.bfloat16)
     tensors, _ = read_tensors(narrow / "decoder.safetensors")

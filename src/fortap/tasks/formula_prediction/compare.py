@@ -7,7 +7,9 @@ formula, sketch and range top-1 and top-k each pooled and averaged per workbook 
 workbook-bootstrap intervals (`workbooks.py`). The model's `gaps` hold its gap to each
 baseline on the metric that baseline is read against (formula top-1 for the rules, sketch
 top-1 for the prior), pooled and per workbook, each with its interval; `formula_top1_gaps`
-keeps the pooled formula top-1 gap to the rules alone (the report's notes).
+keeps the pooled formula top-1 gap to the rules alone (the report's notes). In the sheet
+setting the model's `copy_ceiling` is the share of test targets that some copy candidate gets
+right: what a perfect copy head would reach without writing anything.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from fortap.evaluation.metrics import formula_metrics
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
 from fortap.tasks.formula_prediction.evaluate import PRIOR, predict, sketch_prior
+from fortap.tasks.formula_prediction.examples import FP_KEY
 from fortap.tasks.formula_prediction.rule_baseline import RULE_SYSTEMS, evaluate_rules
 from fortap.tasks.formula_prediction.workbooks import (
     books_of,
@@ -59,6 +62,11 @@ def compare(
     gaps = {name: {metric: metric_gap(tallies["model"], tallies[name], metric)}
             for name, metric in GAP_METRIC.items() if name in tallies}  # fmt: skip
     systems["model"]["gaps"] = gaps
+    listed = [ex.targets[FP_KEY]["copies"] for ex in test if "copies" in ex.targets[FP_KEY]]
+    if listed:  # the sheet setting: how often some shown formula, copied, is the answer
+        systems["model"]["copy_ceiling"] = sum(any(c["ok"] for c in cs) for cs in listed) / len(
+            listed
+        )
     systems["model"]["formula_top1_gaps"] = {
         name: gaps[name]["formula_top1"]["pooled"] for name in RULE_SYSTEMS
     }
