@@ -50,11 +50,13 @@ def test_sheet_examples_show_other_formulas_as_tokens_and_list_copies(tokenizer)
     # B4 and C4 filled right both give =SUM(D2:D3); D2 and D3 both give =B4+C4
     assert copies_of(d4) == {"C4": (True, 2), "B4": (True, 2), "D3": (False, 2), "D2": (False, 2)}
     features = {c["source"]: c["features"] for c in d3.targets[FP_KEY]["copies"]}
-    # shares on numbers, empty, text, off the table, the target; sketch length / 10.
-    # D2 copied: =B3+C3 reads two numbers (+, B3, C3); D4 copied up: =SUM(D1:D2) reads the
-    # text "total" in D1 and the number in D2 (SUM, D1, D2)
-    assert features["D2"] == [1.0, 0.0, 0.0, 0.0, 0.0, 0.3]
-    assert features["D4"] == [0.5, 0.0, 0.5, 0.0, 0.0, 0.3]
+    # shares on numbers, empty, text, off the table, the target; sketch length / 10; cells
+    # sharing the source's R1C1, log1p / 5; the fill rule's pick; its place in the fill order.
+    # D2 copied: =B3+C3 reads two numbers (+, B3, C3), R1C1 shared by D2 and D3, the cell above
+    # (fill's pick); D4 copied up: =SUM(D1:D2) reads the text "total" in D1 and the number in
+    # D2 (SUM, D1, D2), R1C1 shared by B4, C4 and D4, second in the fill order (below)
+    assert features["D2"] == pytest.approx([1, 0, 0, 0, 0, 0.3, math.log(3) / 5, 1, 0])
+    assert features["D4"] == pytest.approx([0.5, 0, 0.5, 0, 0, 0.3, math.log(4) / 5, 0, 0.1])
 
 
 def test_paper_examples_have_no_copies_and_show_values(tokenizer):

@@ -9,9 +9,10 @@ candidate j (a shown formula cell) against writing a new formula:
 f is the target's `[SEP]` state, e_j the candidate's, (dr_j, dc_j) its offset from the target
 (clipped to +-`max_offset`, so "the cell above" is learned once), and a_j = log(1 + number of
 candidates whose copy is the same formula): agreement is what the fill rule cannot weigh. Each
-candidate also carries `FEATURES` numbers x_j about where its copy's references land (on
-numbers, empty or text cells, off the table, on the target; its length), which enter its key
-(V x_j) and its score (v . x_j).
+candidate also carries `FEATURES` numbers x_j (where its copy's references land: on numbers,
+empty or text cells, off the table, on the target; its length; how many table cells share its
+source's R1C1; its place in the fill rule's order), which enter its key (V x_j) and its score
+(v . x_j).
 Non-candidates score `MASKED`; a softmax over the candidates and "write" gives the mixture
 that decoding ranks by (`fortap.tasks.formula_prediction.copies.rank`).
 """
@@ -24,7 +25,7 @@ import torch
 from torch import nn
 
 MASKED = -1e9  # score of a cell that is not a copy candidate
-FEATURES = 6  # numbers per candidate (`fortap.tasks.formula_prediction.copies.copy_features`)
+FEATURES = 9  # numbers per candidate (`fortap.tasks.formula_prediction.copies.copy_targets`)
 
 
 class CopyHead(nn.Module):

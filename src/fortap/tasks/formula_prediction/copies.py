@@ -10,7 +10,9 @@ the formula cells of the input (at most `MAX_COPIES`, nearest first), each as
 - `cell`: its 1-based input cell id;
 - `ok`: its copy is the target's formula (same sketch and ranges, `formula_key`);
 - `agree`: how many candidates give the same copy (itself included), a vote the head reads;
-- `features`: where the copy's references land (`copy_features`);
+- `features`: where the copy's references land (`copy_features`), how many formula cells of
+  the table share the source's R1C1 (a dragged block; log-scaled), whether the source is the
+  fill rule's pick, and its place in the fill rule's order (`fill_order`);
 - `sketch`, `ranges`, `source`, `text`: the copy as a guess, the A1 address it was copied
   from, and its Excel text (constants and all).
 
@@ -38,28 +40,51 @@ from fortap.table.model import Table
 MAX_COPIES = 32  # copy candidates per example, nearest first
 
 
+def r1c1_counts(cells: Mapping[RC, Formula | None]) -> Counter:
+    """How many formula cells of a table share each `$`-aware R1C1 text (a dragged block)."""
+    return Counter(f.r1c1 for f in cells.values() if f is not None)
+
+
+def fill_order(rc: RC, at: RC) -> tuple[int, int, int]:
+    """The fill rule's order of a source: its column first, then its row, nearest first, above
+    (left) before below (right)."""
+    line = 0 if at[1] == rc[1] else 1 if at[0] == rc[0] else 2
+    after = int(at[0] > rc[0] or at[1] > rc[1])
+    return line, abs(at[0] - rc[0]) + abs(at[1] - rc[1]), after
+
+
 def copy_targets(
-    table: Table, rc: RC, example: Example, cells: Mapping[RC, Formula | None], gold: Guess
+    table: Table,
+    rc: RC,
+    example: Example,
+    cells: Mapping[RC, Formula | None],
+    gold: Guess,
+    shared: Counter | None = None,
 ) -> list[dict]:
-    """The copy candidates of target `rc` among the input cells of `example` (module doc)."""
+    """The copy candidates of target `rc` among the input cells of `example` (module doc);
+    `shared`: the table's `r1c1_counts` (counted here when not given)."""
+    shared = r1c1_counts(cells) if shared is None else shared
     shown = [tuple(at) for at in example.cell_coords]
     ids = {at: k for k, at in enumerate(shown, start=1)}
     sources = sorted(
         (at for at in shown if at != rc and cells.get(at) is not None),
         key=lambda at: (abs(at[0] - rc[0]) + abs(at[1] - rc[1]), at),
-    )
+    )[:MAX_COPIES]
+    rank = {at: i for i, at in enumerate(sorted(sources, key=lambda at: fill_order(rc, at)))}
     gold_key = formula_key(gold)
     out = []
-    for at in sources[:MAX_COPIES]:
-        filled = fill_formula(table, cells[at], at, rc)
-        if filled is None:
+    for at in sources:
+        source = cells[at]
+        filled = fill_formula(table, source, at, rc)
+        if source is None or filled is None:
             continue
         guess = Guess(filled.sketch, filled.ranges)
         key = formula_key(guess)
+        features = [*copy_features(table, rc, filled), math.log1p(shared[source.r1c1]) / 5,
+                    float(rank[at] == 0), min(rank[at], 10) / 10]  # fmt: skip
         out.append({"cell": ids[at], "ok": key == gold_key, "key": key, "sketch": list(guess.sketch),
                     "ranges": [list(r) for r in guess.ranges], "source": a1(*sheet_rc(table, at)),
-                    "text": filled.text,
-                    "features": copy_features(table, rc, filled)})  # fmt: skip
+                    "text": filled.text, "features": features})  # fmt: skip
     votes = Counter(c["key"] for c in out)
     for c in out:
         c["agree"] = votes[c.pop("key")]

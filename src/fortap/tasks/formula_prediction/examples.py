@@ -25,6 +25,7 @@ ever seen in training. `low_resource` draws the paper's 20 % training subset.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -44,7 +45,7 @@ from fortap.formula.table_formulas import parse_table_formulas
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
 from fortap.model.formula_decoder import PAD
 from fortap.table.model import Table
-from fortap.tasks.formula_prediction.copies import collate_copies, copy_targets
+from fortap.tasks.formula_prediction.copies import collate_copies, copy_targets, r1c1_counts
 from fortap.text.tokenizer import Tokenizer
 
 FP_KEY = "formula_prediction"
@@ -100,9 +101,10 @@ def formula_examples(
     cfg = cfg or FormulaExamplesConfig()
     cells = parse_table_formulas(table) if parsed is None else parsed
     kept, _ = kept_formulas(table, cfg.facts, cells)
+    shared = r1c1_counts(cells) if cfg.setting == "sheet" else None
     out = []
     for rc in sorted(kept):
-        example = prediction_example(table, rc, kept[rc], tokenizer, cfg, cells)
+        example = prediction_example(table, rc, kept[rc], tokenizer, cfg, cells, shared)
         if example is not None:
             out.append(example)
     return out
@@ -115,10 +117,11 @@ def prediction_example(
     tokenizer: Tokenizer,
     cfg: FormulaExamplesConfig,
     cells: dict[RC, Formula | None] | None = None,
+    shared: Counter | None = None,
 ) -> Example | None:
     """The example of `formula` in table cell `rc`; None when the target alone does not fit.
     `cells`: the table's parsed formula cells (the sheet setting shows them and builds its copy
-    targets from them; parsed here when not given)."""
+    targets from them; parsed here when not given); `shared`: their `r1c1_counts`."""
     selected, keep = select_cells(table, rc), []
     if cfg.setting == "sheet":
         cells = parse_table_formulas(table) if cells is None else cells
@@ -156,7 +159,7 @@ def prediction_example(
     }
     if cfg.setting == "sheet" and cells is not None:
         gold = Guess(formula.sketch, tuple(cell for cell, _ in refs))
-        example.targets[FP_KEY]["copies"] = copy_targets(table, rc, example, cells, gold)
+        example.targets[FP_KEY]["copies"] = copy_targets(table, rc, example, cells, gold, shared)
     example.meta["formula"] = table.cell(*rc).formula
     example.meta["target"] = [top + rc[0], left + rc[1]]
     return example
