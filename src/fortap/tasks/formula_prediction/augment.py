@@ -50,10 +50,6 @@ class Target(NamedTuple):
     formula: Formula
 
 
-def sheet_rc(table: Table, rc: RC) -> tuple[int, int]:
-    return table.region.top + rc[0], table.region.left + rc[1]
-
-
 # --- header synonyms ----------------------------------------------------------------------------
 
 

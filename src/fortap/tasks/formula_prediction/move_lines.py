@@ -26,12 +26,13 @@ from dataclasses import replace
 
 from fortap.encoding.piece import RC
 from fortap.formula import Formula
+from fortap.formula.fill import sheet_rc
 from fortap.formula.formula import formula_of_ast
 from fortap.formula.nodes import Func, Op, Ref, map_refs, walk
 from fortap.formula.references import OffSheet, insert_shift, transpose_ref
 from fortap.sheet.model import EMPTY, Region
 from fortap.table.model import HeaderNode, Table
-from fortap.tasks.formula_prediction.augment import Target, sheet_rc
+from fortap.tasks.formula_prediction.augment import Target
 
 # functions whose value depends on where cells are, on a range's shape, or on empty cells
 POSITIONAL = frozenset(
