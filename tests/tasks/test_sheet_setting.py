@@ -174,3 +174,23 @@ def test_evaluate_reads_the_setting_of_a_saved_model_and_bf16_weights_load(tmp_p
     stored = dict(loaded.named_parameters())
     for name, weight in run.model.named_parameters():  # every weight, each rounded once
         assert torch.equal(stored[name], weight.to(torch.bfloat16).float()), name
+
+
+def test_written_candidates_with_placeholders_are_left_out_of_a_sheet_ranking(
+    tokenizer, monkeypatch
+):
+    from fortap.formula.tokens import FORMULA_VOCAB_INDEX
+    from fortap.tasks.formula_prediction import evaluate
+    from fortap.tasks.formula_prediction.decoding import Candidate
+
+    cfg = FormulaRunConfig(data=FPData(setting="sheet"),
+                           decoder=DecoderConfig(layers=1, heads=2, dropout=0.0, copy=True))  # fmt: skip
+    examples = formula_examples(expense_table(), tokenizer, cfg.examples())
+    model = FormulaPredictionModel(tiny_encoder(), cfg.decoder)
+    ids = [FORMULA_VOCAB_INDEX[t] for t in ("[START]", "[+]", "[RANGE]", "[C-NUM]", "[END]")]
+    plus_num = Candidate(tuple(ids), (1,), -0.1, -0.1)  # =<cell>+<num>: no formula to enter
+    monkeypatch.setattr(evaluate, "decode_encoded", lambda m, e, c: [[plus_num]] * len(examples))
+    ranked = evaluate.ranked_guesses(model, examples, evaluate.DecodeConfig())
+    assert all(info["source"].startswith("copy:") for one in ranked for _, info in one)
+    assert all(len(one) == len({c["text"] for c in ex.targets[FP_KEY]["copies"]})
+               for one, ex in zip(ranked, examples, strict=True))  # fmt: skip

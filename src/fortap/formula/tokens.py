@@ -29,6 +29,8 @@ assert len(FORMULA_VOCAB) == 41
 
 START, END, COLON, RANGE, C_STR, C_NUM, C_BOOL = STRUCTURAL
 CONST_VOCAB = {"str": C_STR, "num": C_NUM, "bool": C_BOOL, "err": C_STR}
+# tokens a sketch cannot be written back from: which constant, which function or operator
+PLACEHOLDER_TOKENS = frozenset({C_NUM, C_STR, C_BOOL, UNKOP})
 OP_VOCAB = {o: f"[{o}]" for o in OPERATORS} | {"u-": "[-]", "u+": "[+]"}
 FUNC_VOCAB = {f: f"[{f}]" for f in FUNCTIONS}
 

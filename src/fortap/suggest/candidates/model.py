@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 from fortap.errors import FortapError
 from fortap.formula.nodes import Address, Ref
 from fortap.formula.references import ref_a1
-from fortap.formula.tokens import C_BOOL, C_NUM, C_STR, UNKOP
+from fortap.formula.tokens import PLACEHOLDER_TOKENS
 from fortap.suggest.context import BookContext, Place, Target
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from fortap.text.tokenizer import Tokenizer
 
 REACH = 2  # an empty target this many rows below / columns right of a table joins it
-PLACEHOLDER_TOKENS = frozenset({C_NUM, C_STR, C_BOOL, UNKOP})
 # The target as fine-tuning shows its targets, minus what the gold gives: a formula cell (the
 # format vector's formula flag) of kind number (most targets' kind; constant, so it tells
 # nothing) with its own style, whose formula text and value are never read (`[FORMULA]` tag).

@@ -17,7 +17,7 @@ import torch
 from fortap.encoding.example import Example
 from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
 from fortap.evaluation.render import render_formula
-from fortap.formula.tokens import FORMULA_VOCAB, RANGE
+from fortap.formula.tokens import FORMULA_VOCAB, PLACEHOLDER_TOKENS, RANGE
 from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction.copies import rank
 from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode_encoded
@@ -74,7 +74,9 @@ def ranked_guesses(
 ) -> list[list[tuple[Guess, dict]]]:
     """Each example's ranked guesses with their record fields. Written candidates come from
     beam search; with a copy head, copies of the shown formulas join them, all ranked by
-    probability (`copies.rank`)."""
+    probability (`copies.rank`), and written ones holding a placeholder (`<num>`, `[UNKOP]`:
+    not a formula Excel takes) are left out, so every candidate of a sheet-setting model is
+    one a user could enter."""
     model.eval()
     batch = fp_batch(chunk)
     targets = batch.targets[FP_KEY]
@@ -89,7 +91,8 @@ def ranked_guesses(
     for b, (example, candidates) in enumerate(zip(chunk, found, strict=True)):
         copies = example.targets[FP_KEY].get("copies", [])
         copy_logp = [float(log_probs[b, c["cell"] - 1]) for c in copies]
-        written = [(guess_of(example, c), c.score + c.range_score, _fields(c)) for c in candidates]
+        written = [(guess_of(example, c), c.score + c.range_score, _fields(c))
+                   for c in candidates if not PLACEHOLDER_TOKENS.intersection(c.sketch)]  # fmt: skip
         out.append(rank(copies, copy_logp, float(log_probs[b, -1]), written, cfg.top_k))
     return out
 
