@@ -65,18 +65,19 @@ class CopyHead(nn.Module):
         """(B, C + 1) scores: one per cell, then "write" in the last column."""
         m = self.max_offset
         at = offsets.clamp(-m, m) + m  # (B, C, 2)
+        votes = torch.log1p(agree)[..., None]  # (B, C, 1)
         keys = (
             self.key(cell_states)
             + self.offset_rows(at[..., 0])
             + self.offset_cols(at[..., 1])
-            + torch.log1p(agree)[..., None] * self.agree
+            + votes * self.agree
             + self.feature_key(features)
         )  # (B, C, D)
         query = self.query(formula_state)  # (B, D)
         scores = torch.einsum("bd,bcd->bc", query, keys) / math.sqrt(query.shape[-1])  # (B, C)
         place = offsets.float().clamp(-m, m) / m  # (B, C, 2)
         lines = (offsets == 0).float()  # (B, C, 2) same row, same column
-        numbers = torch.cat([features, torch.log1p(agree)[..., None], place, lines], -1)
+        numbers = torch.cat([features, votes, place, lines], -1)  # (B, C, FEATURES + 5)
         scores = scores + self.feature_score(numbers)[..., 0]  # (B, C)
         scores = scores.masked_fill(~mask, MASKED)
         return torch.cat([scores, self.write(formula_state)], -1)  # (B, C + 1)

@@ -64,9 +64,8 @@ def compare(
     systems["model"]["gaps"] = gaps
     listed = [ex.targets[FP_KEY]["copies"] for ex in test if "copies" in ex.targets[FP_KEY]]
     if listed:  # the sheet setting: how often some shown formula, copied, is the answer
-        systems["model"]["copy_ceiling"] = sum(any(c["ok"] for c in cs) for cs in listed) / len(
-            listed
-        )
+        copyable = sum(any(c["ok"] for c in copies) for copies in listed)
+        systems["model"]["copy_ceiling"] = copyable / len(listed)
     systems["model"]["formula_top1_gaps"] = {
         name: gaps[name]["formula_top1"]["pooled"] for name in RULE_SYSTEMS
     }

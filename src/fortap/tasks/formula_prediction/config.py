@@ -20,7 +20,11 @@ from typing import Literal
 from fortap.model.formula_decoder import DecoderConfig
 from fortap.tasks.formula_prediction.checkpoint import ENCODERS
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
-from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, with_serialize
+from fortap.tasks.formula_prediction.examples import (
+    MODE_OF_SETTING,
+    FormulaExamplesConfig,
+    with_serialize,
+)
 from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
@@ -214,7 +218,7 @@ class FormulaRunConfig:
         """How the run turns formula cells into examples (saved beside the model as its
         inputs): `data.max_seq_len` tokens; other formulas shown as values (paper setting) or
         as their tokens (sheet setting)."""
-        mode = "tokens" if self.data.setting == "sheet" else "value"
+        mode = MODE_OF_SETTING[self.data.setting]
         return with_serialize(
             FormulaExamplesConfig(), max_seq_len=self.data.max_seq_len, formula_mode=mode
         )

@@ -45,12 +45,17 @@ def r1c1_counts(cells: Mapping[RC, Formula | None]) -> Counter:
     return Counter(f.r1c1 for f in cells.values() if f is not None)
 
 
+def distance(a: RC, b: RC) -> int:
+    """Rows plus columns between two cells."""
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
 def fill_order(rc: RC, at: RC) -> tuple[int, int, int]:
     """The fill rule's order of a source: its column first, then its row, nearest first, above
     (left) before below (right)."""
     line = 0 if at[1] == rc[1] else 1 if at[0] == rc[0] else 2
     after = int(at[0] > rc[0] or at[1] > rc[1])
-    return line, abs(at[0] - rc[0]) + abs(at[1] - rc[1]), after
+    return line, distance(at, rc), after
 
 
 def copy_targets(
@@ -68,15 +73,15 @@ def copy_targets(
     ids = {at: k for k, at in enumerate(shown, start=1)}
     sources = sorted(
         (at for at in shown if at != rc and cells.get(at) is not None),
-        key=lambda at: (abs(at[0] - rc[0]) + abs(at[1] - rc[1]), at),
+        key=lambda at: (distance(at, rc), at),
     )[:MAX_COPIES]
     rank = {at: i for i, at in enumerate(sorted(sources, key=lambda at: fill_order(rc, at)))}
     gold_key = formula_key(gold)
     out = []
     for at in sources:
-        source = cells[at]
+        source = cells[at]  # a parsed formula: `sources` holds no other
         filled = fill_formula(table, source, at, rc)
-        if source is None or filled is None:
+        if filled is None:  # a reference would leave the sheet
             continue
         guess = Guess(filled.sketch, filled.ranges)
         key = formula_key(guess)

@@ -45,7 +45,12 @@ from fortap.formula.table_formulas import parse_table_formulas
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
 from fortap.model.formula_decoder import PAD
 from fortap.table.model import Table
-from fortap.tasks.formula_prediction.copies import collate_copies, copy_targets, r1c1_counts
+from fortap.tasks.formula_prediction.copies import (
+    collate_copies,
+    copy_targets,
+    distance,
+    r1c1_counts,
+)
 from fortap.text.tokenizer import Tokenizer
 
 FP_KEY = "formula_prediction"
@@ -53,6 +58,7 @@ IGNORE = -100  # label of steps without a loss
 Place = tuple[str, str, str]  # one table: (book, sheet, region A1)
 TRAIN_SETTINGS = {"full": 1.0, "low_resource": 0.2}  # training-set share of each named setting
 SETTING_OF_MODE = {"value": "paper", "tokens": "sheet"}  # input mode of other formulas -> setting
+MODE_OF_SETTING = {setting: mode for mode, setting in SETTING_OF_MODE.items()}
 SHEET_REACH = 10  # sheet setting: row and column cells within this distance of the target
 SHEET_KEEP = 2  # sheet setting: nearest formula cells never dropped from the input
 
@@ -173,15 +179,12 @@ def sheet_cells(
     would otherwise fill the input with its top rows, dropping the neighbours from the end); the
     `SHEET_KEEP` nearest formula cells are kept whatever the budget."""
 
-    def distance(at: RC) -> int:
-        return abs(at[0] - rc[0]) + abs(at[1] - rc[1])
-
     def near(at: RC) -> bool:
-        return (at[0] != rc[0] and at[1] != rc[1]) or distance(at) <= SHEET_REACH
+        return (at[0] != rc[0] and at[1] != rc[1]) or distance(at, rc) <= SHEET_REACH
 
     kept = [at for at in selected if near(at)]
     shown = sorted(
-        (at for at in kept if at != rc and at in cells), key=lambda at: (distance(at), at)
+        (at for at in kept if at != rc and at in cells), key=lambda at: (distance(at, rc), at)
     )
     return kept, shown[:SHEET_KEEP]
 
