@@ -6,7 +6,6 @@ the shipped ranker's candidates, and wired into `Suggester`, `fortap suggest` an
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -17,8 +16,6 @@ from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
 from fortap.formula.references import ref_cells
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX
-from fortap.model.encoder import FortapEncoder
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.anchor import refs_of
 from fortap.suggest.candidates.model import UNKNOWN_FORMULA, ModelSource, table_at
@@ -26,9 +23,9 @@ from fortap.suggest.context import Target
 from fortap.suggest.engine import Suggester
 from fortap.suggest.ranker import Ranker
 from fortap.suggest.train import hidden_for
-from fortap.tasks.formula_prediction.checkpoint import save_formula_model
 from fortap.tasks.formula_prediction.decoding import Candidate as Beam
-from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+from fortap.tasks.formula_prediction.evaluate import guess_of
+from fortap.tasks.formula_prediction.examples import FP_KEY
 
 from ..sheet.sheet_builders import with_cached
 from .engine_books import sales_book
@@ -101,8 +98,9 @@ def test_hidden_cells_are_empty_in_the_models_table(sug):
     shown = table.cell(2, 3)  # the target: a formula cell with no value and no formula text
     assert (shown.value, shown.kind, shown.formula) == (None, "number", UNKNOWN_FORMULA)
     assert table.cell(1, 4).formula == "=C2/B2-1"  # other formula cells keep their values
-    example, index, origin = sug.model.example(sug.context, t, hidden)
-    assert origin == (0, 0) and tuple(example.cell_coords[index]) == (2, 3)
+    example, index = sug.model.example(sug.context, t, hidden)
+    assert example.targets[FP_KEY]["origin"] == [0, 0]
+    assert tuple(example.cell_coords[index]) == (2, 3)
     # a cell just right of the table joins it; one far away has no table
     assert table_at(sug.context, target("F2"), frozenset()).region.a1 == "A1:F6"
     assert table_at(sug.context, target("H20"), frozenset()) is None
@@ -119,7 +117,7 @@ def test_the_input_is_the_fine_tuning_example_of_the_cell(sug):
         rc = (t.row - table.region.top, t.col - table.region.left)
         gold = parse_formula(table.cell(*rc).formula, "Sales", (t.row, t.col))
         tuned = prediction_example(table, rc, gold, sug.model.tokenizer, sug.model.examples)
-        mine, index, _ = sug.model.example(sug.context, t, frozenset({(t.sheet, t.row, t.col)}))
+        mine, index = sug.model.example(sug.context, t, frozenset({(t.sheet, t.row, t.col)}))
         for name, value in vars(tuned).items():
             if name not in ("targets", "meta"):
                 assert getattr(mine, name) == value, (cell, name)
@@ -129,15 +127,19 @@ def test_the_input_is_the_fine_tuning_example_of_the_cell(sug):
 def test_placeholders_are_dropped_and_areas_read_top_left_first(sug):
     t = target("B6")
     hidden = frozenset({("Sales", 5, 1)})
-    example, _, origin = sug.model.example(sug.context, t, hidden)
+    example, _ = sug.model.example(sug.context, t, hidden)
     at = {tuple(rc): k for k, rc in enumerate(example.cell_coords)}
+
+    def candidate(entry, rank):
+        info = {"score": entry.score, "range_score": entry.range_score}
+        return sug.model._candidate(t, guess_of(example, entry), info, rank)
 
     def beam(tokens, cells, score=-1.0):
         ids = tuple(FORMULA_VOCAB_INDEX[x] for x in ("[START]", *tokens, "[END]"))
         return Beam(ids, tuple(at[c] for c in cells), score, 0.0)
 
     area = beam(("[SUM]", "[:]", "[RANGE]", "[RANGE]"), [(4, 1), (1, 1)])  # B5 then B2
-    got = sug.model._candidate(sug.context, t, hidden, example, origin, area, 1)
+    got = candidate(area, 1)
     assert (got.formula, got.reason) == ("=SUM(B2:B5)", "model (beam rank 1)")
     assert set(got.features) == {"model_rank", "model_logp", "model_range_logp"}
     constant = beam(("[-]", "[/]", "[RANGE]", "[RANGE]", "[C-NUM]"), [(2, 1), (1, 1)])
@@ -145,7 +147,7 @@ def test_placeholders_are_dropped_and_areas_read_top_left_first(sug):
     no_reading = beam(("[SUM]",), [])
     circular = beam(("[SUM]", "[:]", "[RANGE]", "[RANGE]"), [(5, 0), (5, 2)])  # A6:C6 over B6
     for dropped in (constant, unknown, no_reading, circular):
-        assert sug.model._candidate(sug.context, t, hidden, example, origin, dropped, 2) is None
+        assert candidate(dropped, 2) is None
 
 
 def test_the_shipped_ranker_ranks_as_without_the_model(sug, book):
@@ -203,18 +205,36 @@ def test_missing_or_invalid_model_folder(book, folder, tmp_path):
     (broken / "encoder" / "model.safetensors").write_bytes(b"not safetensors")
     with pytest.raises(FortapError, match=r"cannot load the model: .*model.safetensors"):
         Suggester.open(book, model=broken)
-    sheet = tmp_path / "sheet"  # a copy-head model: its input and ranking are not built here
-    shutil.copytree(folder, sheet)
-    config = json.loads((sheet / "decoder.json").read_text())
-    (sheet / "decoder.json").write_text(json.dumps({**config, "copy": True}))
-    model = FormulaPredictionModel(
-        FortapEncoder.from_pretrained(sheet / "encoder"), DecoderConfig(**{**config, "copy": True})
-    )
-    save_formula_model(model, sheet)
-    with pytest.raises(FortapError, match=r"a sheet-setting model \(with a copy head\)"):
-        Suggester.open(book, model=sheet)
     # the fine-tuning run's output folder is accepted for its model/ folder
     assert ModelSource.load(folder.parent).folder == folder.resolve()
+
+
+@pytest.fixture(scope="module")
+def sheet_folder(book, tmp_path_factory):
+    return tiny_model(book, tmp_path_factory.mktemp("fp-sheet"), sheet=True)
+
+
+def test_a_sheet_setting_model_copies_the_shown_formulas(book, sheet_folder):
+    sug = Suggester.open(book, model=sheet_folder)
+    assert sug.model.sheet_setting and sug.model.model.decoder.copy_head is not None
+    t = target("D5")  # D2:D4 are =B+C and shown as formulas; D5's own is hidden
+    example, index = sug.model.example(sug.context, t, frozenset({(t.sheet, t.row, t.col)}))
+    copies = example.targets[FP_KEY]["copies"]
+    assert {c["source"] for c in copies} >= {"D4", "D3"}
+    assert all(c["ok"] is False for c in copies)  # no gold is read
+    assert next(c["text"] for c in copies if c["source"] == "D4") == "=B5+C5"
+    cands = model_candidates(sug, "D5")
+    assert cands and all(c.source == "model" for c in cands)
+    ranks = [int(c.features["model_rank"]) for c in cands]
+    assert ranks == sorted(set(ranks)) and all(1 <= r <= 5 for r in ranks)
+    for c in cands:
+        assert to_text(parse_formula(c.formula, "Sales", (t.row, t.col)).ast) == c.formula
+    copied = [c for c in cands if c.reason.startswith("model (copy of ")]
+    assert any(c.formula == "=B5+C5" for c in copied)
+    logps = [c.features["model_logp"] for c in cands]
+    assert logps == sorted(logps, reverse=True)  # one ranking by probability
+    top = sug.suggest("Sales", "D5", k=1)[0]  # the fill source's, which the model backs
+    assert top.formula == "=B5+C5" and "; also model (copy of D" in top.reason
 
 
 def run(*args):
@@ -254,3 +274,16 @@ def test_serve_checks_the_model_before_starting(tmp_path):
     bad = run("serve", "--model", tmp_path / "none", "--port", "0")
     assert bad.exit_code == 1 and "Traceback" not in bad.output
     assert bad.output.strip() == f"error: --model {tmp_path / 'none'}: no such folder"
+
+
+def test_a_ranker_learns_from_the_model_candidates(book, sheet_folder):
+    from fortap.suggest.ranker import RankerConfig, train_ranker
+    from fortap.suggest.train import examples
+
+    sug = Suggester.open(book, model=sheet_folder)
+    targets = [target(cell) for cell in ("D3", "D4", "D5", "E3", "E4", "E5")]
+    groups, labels, _ = examples(sug.context, targets, "sheet", sug.model)
+    assert groups and all(any(y) for y in labels)
+    assert any("model_logp" in row and row.get("src_model") for g in groups for row in g)
+    ranker = train_ranker(groups, labels, RankerConfig(rounds=5, min_data_in_leaf=1))
+    assert ranker.knows("model") and "model_logp" in ranker.feature_names

@@ -10,18 +10,26 @@ from fortap.model.formula_decoder import DecoderConfig
 from fortap.sheet.read import read_workbook
 from fortap.table import detect_tables
 from fortap.tasks.formula_prediction.checkpoint import save_formula_model
-from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPOptim, FPTraining
-from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, formula_examples
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPOptim, FPTraining
+from fortap.tasks.formula_prediction.examples import (
+    MODE_OF_SETTING,
+    FormulaExamplesConfig,
+    formula_examples,
+    with_serialize,
+)
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
 from fortap.text.tokenizer import Tokenizer
 
 from ..tasks.expense_table import tiny_encoder
 
 
-def tiny_model(book: Path, folder: Path, steps: int = 80) -> Path:
-    """Fine-tune a tiny encoder + decoder on the formulas of `book`'s tables; `folder`."""
+def tiny_model(book: Path, folder: Path, steps: int = 80, sheet: bool = False) -> Path:
+    """Fine-tune a tiny encoder + decoder on the formulas of `book`'s tables; `folder`.
+    `sheet`: in the sheet setting (other formulas shown as tokens), with the copy head."""
     tokenizer = Tokenizer()
     cfg = FormulaExamplesConfig()
+    if sheet:
+        cfg = with_serialize(cfg, formula_mode=MODE_OF_SETTING["sheet"])
     examples = [
         ex
         for sheet in read_workbook(book).sheets
@@ -29,9 +37,10 @@ def tiny_model(book: Path, folder: Path, steps: int = 80) -> Path:
         for ex in formula_examples(table, tokenizer, cfg)
     ]
     run = FormulaRunConfig(
+        data=FPData(setting="sheet" if sheet else "paper"),
         training=FPTraining(steps=steps, batch_size=8, dev_checks=0, progress=False),
         optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
-        decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
+        decoder=DecoderConfig(layers=1, heads=2, dropout=0.0, copy=sheet),
     )
     encoder = tiny_encoder()
     encoder.embeddings.word_embeddings.weight.requires_grad_(False)  # 30k rows: slow to step

@@ -53,3 +53,17 @@ def test_the_run_config_caps_dev_and_test_per_workbook(tmp_path):
     # (spread over all five it would have been D2, D3, C4)
     assert cells(both.split["test"]) == [("d.xlsx", (1, 3)), ("d.xlsx", (2, 3)), ("d.xlsx", (3, 1))]
     assert cells(both.split["train"]) == [("a.xlsx", (1, 3)), ("b.xlsx", (1, 3))]
+
+
+def test_the_low_resource_setting_trains_on_a_fifth_of_the_capped_side(tmp_path):
+    tables = tmp_path / "tables.jsonl"
+    write_jsonl(tables, [dataclasses.replace(expense_table(), book=name) for name in BOOKS])
+    full = load_split([tables], load_run_config(FormulaRunConfig, None, []))
+    sets = ["data.train=low_resource"]
+    low = load_split([tables], load_run_config(FormulaRunConfig, None, sets))
+    assert len(full.split["train"]) == 10 and len(low.split["train"]) == 2
+    assert set(cells(low.split["train"])) <= set(cells(full.split["train"]))
+    assert cells(low.split["test"]) == cells(full.split["test"])
+    assert "low_resource: trained on 2 of the 10 examples" in low.note
+    again = load_split([tables], load_run_config(FormulaRunConfig, None, sets))
+    assert cells(again.split["train"]) == cells(low.split["train"])

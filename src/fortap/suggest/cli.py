@@ -116,19 +116,30 @@ def train_ranker_command(
     settings: Annotated[
         str, typer.Option(help="Comma-separated: sheet, new-formula, paper.")
     ] = "sheet,new-formula,paper",
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            help="A formula-prediction model folder: its candidates and scores become "
+            "features (train on --side dev: the model never trained on those workbooks)."
+        ),
+    ] = None,
+    side: Annotated[
+        str, typer.Option(help="Side of the workbook split to learn from: train or dev.")
+    ] = "train",
 ) -> None:
-    """Train the suggestion ranker (LightGBM lambdarank) leave-one-out on the training side."""
+    """Train the suggestion ranker (LightGBM lambdarank) leave-one-out on one side's workbooks."""
     from fortap.errors import FortapError
     from fortap.suggest.train import TrainConfig, train
 
     chosen = tuple(s.strip() for s in settings.split(",") if s.strip())
     unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
-    if unknown or not chosen or per_book < 1:
+    if unknown or not chosen or per_book < 1 or side not in ("train", "dev"):
         raise FortapError(
-            f"--settings must list sheet, new-formula or paper and --per-book be >= 1 "
-            f"(got {settings!r}, {per_book})"
+            f"--settings must list sheet, new-formula or paper, --per-book be >= 1 and --side "
+            f"train or dev (got {settings!r}, {per_book}, {side!r})"
         )
-    info = train(paths, out, TrainConfig(per_book=per_book, settings=chosen))
+    cfg = TrainConfig(per_book=per_book, settings=chosen, side=side, model=model)
+    info = train(paths, out, cfg)
     typer.echo(
         f"ranker written to {out}: {info['queries']} queries from {info['books']} workbooks "
         f"({len(info['unreadable'])} unreadable)"

@@ -1,6 +1,6 @@
 """`fortap train-ranker`: the ranker learnt leave-one-out on the training side's own formulas.
 
-For each training workbook (`books.side_of` == "train"), up to `per_book` target cells
+For each training workbook (`books.side_of` == "train"; `TrainConfig.side` may pick "dev"), up to `per_book` target cells
 (`books.targets_of`, evenly spread) are hidden one at a time and their candidates generated as
 for a user's request: in the *sheet* setting only the target is hidden, in the *new-formula*
 setting its dragged block too (the contiguous cells sharing its R1C1), in the *paper* setting
@@ -8,6 +8,9 @@ every formula. A candidate's label is 1 when its text equals the gold formula's
 (`anchor.normal_text`: case, spaces and printing normalised, `$` kept). Targets whose gold is
 not among the candidates teach a ranker nothing and are only counted. The cap keeps the two
 large models (times_nz, excel_to_code_2050models) from outweighing two hundred small books.
+With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
+(`candidates.model`), so the ranker learns how far to trust them; learn such a ranker on the dev
+side, whose workbooks the model never trained on (on its own training books it is too sure).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class TrainConfig:
     settings: tuple[str, ...] = ("sheet", "new-formula", "paper")
     side: str = "train"
     ranker: RankerConfig = field(default_factory=RankerConfig)
+    model: Path | None = None  # formula-prediction model folder: its candidates join (`model_*`)
 
 
 def gold_text(ctx: BookContext, target: Target) -> str | None:
@@ -49,13 +53,13 @@ def hidden_for(ctx: BookContext, target: Target, setting: str) -> frozenset:
     return frozenset({(target.sheet, target.row, target.col)})
 
 
-def examples(ctx: BookContext, targets: Sequence[Target], setting: str):
+def examples(ctx: BookContext, targets: Sequence[Target], setting: str, model=None):
     """(candidate feature dicts, labels) per target whose gold is among its candidates, and the
-    number of targets whose gold is not."""
+    number of targets whose gold is not; `model` a loaded `candidates.model.ModelSource`."""
     groups, labels, missed = [], [], 0
     for target in targets:
         gold = gold_text(ctx, target)
-        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting)
+        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting, model)
         y = [int(c.formula.upper().replace(" ", "") == gold) for c in cands]
         if not any(y):
             missed += 1
@@ -68,6 +72,11 @@ def examples(ctx: BookContext, targets: Sequence[Target], setting: str):
 def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig()) -> dict:
     """Train on the `cfg.side` workbooks under `paths`, save the ranker in `out`; a summary."""
     start = time.time()
+    model = None
+    if cfg.model is not None:
+        from fortap.suggest.candidates.model import ModelSource
+
+        model = ModelSource.load(cfg.model)
     files = [f for f in workbook_files(paths) if side_of(f) == cfg.side]
     groups, labels, errors = [], [], []
     counts = {s: {"targets": 0, "with_gold": 0} for s in cfg.settings}
@@ -78,14 +87,14 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
             continue
         books += 1
         for setting in cfg.settings:
-            g, y, missed = examples(ctx, targets, setting)
+            g, y, missed = examples(ctx, targets, setting, model)
             groups += g
             labels += y
             counts[setting]["targets"] += len(targets)
             counts[setting]["with_gold"] += len(targets) - missed
     info = {
         "command": "fortap train-ranker " + " ".join(map(str, paths)),
-        "config": asdict(cfg),
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},
         "books": books,
         "files": len(files),
         "unreadable": errors,

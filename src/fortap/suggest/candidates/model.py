@@ -1,4 +1,4 @@
-"""Model candidates: a fine-tuned formula-prediction model's beam for the target cell.
+"""Model candidates: a fine-tuned formula-prediction model's ranked formulas for the target cell.
 
 The suggestion engine reads whole sheets; the model reads one table, as `fortap ingest` and
 `fortap finetune formula-prediction` see it. So the target's sheet is cut into table regions
@@ -9,32 +9,42 @@ columns and trees (`fortap.table.build_table`) from a copy of the region in whic
 cells (in the new-formula setting the target's dragged block) are empty but keep their
 formatting, and the target is what fine-tuning shows of a target without its gold (a formula
 cell of kind number, its own style, no value and no formula text): on the cells fine-tuning
-saw, the input is the same, token for token and format for format. The model never sees any
-formula text (other formula cells are shown by value, the paper setting it was trained in). An empty target within `REACH` rows below or
-columns right of a region (a total row or column not written yet) joins that region; a target
-in no region and beside none (or past the first 256 rows or columns of a long table, where
-the detector cuts it) gets no model candidates.
+saw, the input is the same, token for token and format for format. An empty target within
+`REACH` rows below or columns right of a region (a total row or column not written yet) joins
+that region; a target in no region and beside none (or past the first 256 rows or columns of a
+long table, where the detector cuts it) gets no model candidates.
 
-The example is the fine-tuning one without its gold (`examples.prediction_example`'s input:
-the header cells plus the target's row and column, the target as `[SEP] [FORMULA]`), built
-with the `SerializeConfig` saved beside the model (`inputs.json`; the run default of 128
-tokens for folders saved before it existed). Beam search (`decoding.decode_at`) gives up to
-`DecodeConfig.top_k` sketches with their pointed cells; each becomes Excel text through
-`formula.from_sketch.formula_of_sketch` with A1 references at the cells' sheet coordinates
-(areas written top-left first), printed as every source prints. A beam entry is **dropped**
-when its sketch holds a placeholder the 41-token vocabulary cannot fill in (`<num>`,
-`"<text>"`, `<bool>` constants, `[UNKOP]`), when it has no reading as a formula, when its text
-does not parse back (`parse_formula`), or when an area of it covers the target (a circular
-formula): what is left are formulas Excel accepts as they are. The reason names the beam rank
-("model (beam rank 2)", counted before dropping); the features carry it and the beam's
-log-probabilities, all named `model_*`: a formula another source proposes too takes them into
-that source's candidate, where a ranker trained without the model ignores them (features such
-as `land_*` would change what it sees of that candidate, so the model source adds none).
+The example is the fine-tuning one without its gold (`examples.prediction_input`), built with
+the `SerializeConfig` saved beside the model (`inputs.json`; the run default of 128 tokens for
+folders saved before it existed), so it is in the model's own setting:
+
+- *paper* (other formula cells shown by value): the header cells plus the target's row and
+  column, the target as `[SEP] [FORMULA]`; beam search gives up to `DecodeConfig.top_k`
+  sketches with their pointed cells;
+- *sheet* (other formulas shown as their tokens, cut as fine-tuning cuts them): a model with a
+  copy head also scores copying each shown formula, moved as Excel's fill moves it
+  (`copies.copy_targets`, with no gold), and copies and written formulas are ranked by one
+  probability (`evaluate.ranked_at`, as `fortap evaluate` ranks them). The hidden cells are
+  empty, so the target's own formula (and in the new-formula setting its dragged block) is
+  never shown or copied.
+
+A written entry becomes Excel text through `formula.from_sketch.formula_of_sketch` with A1
+references at the cells' sheet coordinates (areas written top-left first); a copy is the filled
+formula's text. Both are printed as every source prints. An entry is **dropped** when its sketch
+holds a placeholder the 41-token vocabulary cannot fill in (`<num>`, `"<text>"`, `<bool>`
+constants, `[UNKOP]`), when it has no reading as a formula, when its text does not parse back
+(`parse_formula`), or when an area of it covers the target (a circular formula): what is left
+are formulas Excel accepts as they are. The reason names the rank, counted before dropping
+("model (beam rank 2)", or for a sheet-setting model "model (copy of D4, rank 1)" and "model
+(rank 2)"); the features carry it and the log-probabilities, all named `model_*`: a formula
+another source proposes too takes them into that source's candidate, where a ranker trained
+without the model ignores them (features such as `land_*` would change what it sees of that
+candidate, so the model source adds none).
 
 `ModelSource.load` reads the model once (safetensors and JSON only: nothing is unpickled); a
-folder that is not a model gives one `FortapError`, and so does a sheet-setting model (with a
-copy head): its input cuts and its copy ranking are not built here yet. Per call: one table build, one encoder
-pass over at most `max_seq_len` tokens and a beam of 5 (`bench/suggest_model.py` measures it).
+folder that is not a model gives one `FortapError`. Per call: one table build, one encoder pass
+over at most `max_seq_len` tokens, a beam of 5 and, with a copy head, one score per shown
+formula (`bench/suggest_model.py` measures it).
 """
 
 from __future__ import annotations
@@ -83,68 +93,71 @@ class ModelSource:
         path = model_folder(Path(folder))
         return _load(str(path.resolve()), _stamp(path), beam)
 
+    @property
+    def sheet_setting(self) -> bool:
+        """A sheet-setting model: the other formulas are shown to it as their tokens."""
+        return self.examples.setting == "sheet"
+
     def candidates(self, ctx: BookContext, target: Target, hidden: frozenset[Place]) -> list:
-        """The beam's `Candidate`s for `target`, best first (see the module doc)."""
+        """The model's `Candidate`s for `target`, best first (see the module doc)."""
         import torch
 
         from fortap.encoding.collate import collate
-        from fortap.tasks.formula_prediction.decoding import decode_at
+        from fortap.tasks.formula_prediction.evaluate import ranked_at
 
         found = self.example(ctx, target, hidden)
         if found is None:
             return []
-        example, index, origin = found
-        beam = decode_at(self.model, collate([example]), torch.tensor([index]), self.decoding)[0]
+        example, index = found
+        batch = collate([example])
+        ranked = ranked_at(self.model, [example], batch, torch.tensor([index]), self.decoding)[0]
         out = []
-        for rank, guess in enumerate(beam, start=1):
-            cand = self._candidate(ctx, target, hidden, example, origin, guess, rank)
+        for rank, (guess, info) in enumerate(ranked, start=1):
+            cand = self._candidate(target, guess, info, rank)
             if cand is not None:
                 out.append(cand)
         return out
 
     def example(self, ctx: BookContext, target: Target, hidden: frozenset[Place]):
-        """(the target's `Example`, the target's 0-based cell index in it, the table's sheet
-        (top, left)); None when the target is in no table or alone does not fit."""
-        from fortap.encoding.selection import select_cells
-        from fortap.encoding.serialize import serialize
+        """(the target's `Example`, the target's 0-based cell index in it); None when the
+        target is in no table or alone does not fit. The example's `targets[FP_KEY]` holds the
+        table's sheet (top, left) as `origin` and, for a sheet-setting model, the copies of the
+        shown formulas (`copies.copy_targets`, without a gold)."""
+        from fortap.formula.table_formulas import parse_table_formulas
+        from fortap.tasks.formula_prediction.copies import copy_targets
+        from fortap.tasks.formula_prediction.examples import FP_KEY, prediction_input
 
         table = table_at(ctx, target, hidden | {(target.sheet, target.row, target.col)})
         if table is None:
             return None
         top, left = table.region.top, table.region.left
         rc = (target.row - top, target.col - left)
-        try:
-            example = serialize(
-                table,
-                self.tokenizer,
-                self.examples.serialize,
-                cells=select_cells(table, rc),
-                formula_inputs={rc: "tag"},
-            )
-        except ValueError:
+        cells = parse_table_formulas(table) if self.sheet_setting else None
+        example = prediction_input(table, rc, self.tokenizer, self.examples, cells)
+        if example is None:
             return None
         index = next(k for k, at in enumerate(example.cell_coords) if tuple(at) == rc)
-        return example, index, (top, left)
+        example.targets[FP_KEY] = {"origin": [top, left]}
+        if cells is not None and self.model.decoder.copy_head is not None:
+            example.targets[FP_KEY]["copies"] = copy_targets(table, rc, example, cells, None)
+        return example, index
 
-    def _candidate(self, ctx, target, hidden, example, origin, guess, rank: int):
+    def _candidate(self, target: Target, guess, info: dict, rank: int):
         from fortap.formula import parse_formula
         from fortap.formula.from_sketch import formula_of_sketch
         from fortap.formula.printer import to_text
         from fortap.suggest.candidates import Candidate
         from fortap.suggest.candidates.anchor import refs_of
 
-        sketch = guess.sketch
-        if PLACEHOLDER_TOKENS.intersection(sketch):
+        copied = str(info.get("source", "")).startswith("copy:")
+        if not copied and (PLACEHOLDER_TOKENS.intersection(guess.sketch) or None in guess.ranges):
             return None
-        top, left = origin
-        cells = []
-        for p in guess.pointers:
-            if not 0 <= p < len(example.cell_coords):
-                return None
-            r, c = example.cell_coords[p]
-            cells.append((top + r, left + c))
         try:
-            text = to_text(formula_of_sketch(sketch, cells), _ordered_a1)
+            text = (
+                info["formula"]
+                if copied
+                else to_text(formula_of_sketch(guess.sketch, list(guess.ranges)), _ordered_a1)
+            )
             parsed = parse_formula(text, target.sheet, (target.row, target.col))
         except FortapError:
             return None
@@ -152,10 +165,12 @@ class ModelSource:
             return None  # an area over the target: a circular formula
         feats = {
             "model_rank": float(rank),
-            "model_logp": guess.score,
-            "model_range_logp": guess.range_score,
+            "model_logp": float(info.get("logp", info.get("score", 0.0))),
+            "model_range_logp": float(info.get("range_score", 0.0)),
         }
-        return Candidate(to_text(parsed.ast), "model", f"model (beam rank {rank})", feats)
+        what = f"copy of {info['source'][5:]}, " if copied else ""
+        reason = f"model ({what}{'rank' if self.sheet_setting else 'beam rank'} {rank})"
+        return Candidate(to_text(parsed.ast), "model", reason, feats)
 
 
 def model_folder(folder: Path) -> Path:
@@ -206,11 +221,6 @@ def _load(folder: str, stamp: tuple[int, ...], beam: int) -> ModelSource:
         raise FortapError(
             f"--model {folder}: its encoder has {vocab} token ids, the tokenizer "
             f"{tokenizer.vocab_size}: not a model fortap fine-tuned"
-        )
-    if model.decoder.copy_head is not None:
-        raise FortapError(
-            f"--model {folder}: a sheet-setting model (with a copy head) is not a suggestion "
-            "source yet; use a model fine-tuned in the paper setting (data.setting=paper)"
         )
     examples = FormulaExamplesConfig()
     if inputs is not None:

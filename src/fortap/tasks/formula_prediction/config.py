@@ -22,6 +22,7 @@ from fortap.tasks.formula_prediction.checkpoint import ENCODERS
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
 from fortap.tasks.formula_prediction.examples import (
     MODE_OF_SETTING,
+    TRAIN_SETTINGS,
     FormulaExamplesConfig,
     with_serialize,
 )
@@ -69,12 +70,18 @@ class FPData:
     setting: Literal["paper", "sheet"] = "paper"  # paper: no other formula in the input; sheet:
     # the other formulas shown as their tokens (and copy targets built for decoder.copy)
     augment: FPAugment = field(default_factory=FPAugment)  # training examples changed per draw
+    train: str = "full"  # full, or low_resource: the paper's 20 % of the (capped) training
+    # examples, drawn with the run's seed
 
     def __post_init__(self) -> None:
         if self.max_seq_len < 16:
             raise ValueError(f"FPData.max_seq_len must be >= 16, got {self.max_seq_len}")
         if self.setting not in ("paper", "sheet"):
             raise ValueError(f"FPData.setting must be 'paper' or 'sheet', got {self.setting!r}")
+        if self.train not in TRAIN_SETTINGS:
+            raise ValueError(
+                f"FPData.train must be one of {tuple(TRAIN_SETTINGS)}, got {self.train!r}"
+            )
         for name in ("max_train", "train_per_book"):
             if getattr(self, name) < 0:
                 raise ValueError(f"FPData.{name} must be >= 0, got {getattr(self, name)}")

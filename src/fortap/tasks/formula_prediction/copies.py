@@ -63,11 +63,12 @@ def copy_targets(
     rc: RC,
     example: Example,
     cells: Mapping[RC, Formula | None],
-    gold: Guess,
+    gold: Guess | None,
     shared: Counter | None = None,
 ) -> list[dict]:
     """The copy candidates of target `rc` among the input cells of `example` (module doc);
-    `shared`: the table's `r1c1_counts` (counted here when not given)."""
+    `gold` None for a target without one (a suggestion: every `ok` is False); `shared`: the
+    table's `r1c1_counts` (counted here when not given)."""
     shared = r1c1_counts(cells) if shared is None else shared
     shown = [tuple(at) for at in example.cell_coords]
     ids = {at: k for k, at in enumerate(shown, start=1)}
@@ -76,7 +77,7 @@ def copy_targets(
         key=lambda at: (distance(at, rc), at),
     )[:MAX_COPIES]
     rank = {at: i for i, at in enumerate(sorted(sources, key=lambda at: fill_order(rc, at)))}
-    gold_key = formula_key(gold)
+    gold_key = None if gold is None else formula_key(gold)
     out = []
     for at in sources:
         source = cells[at]  # a parsed formula: `sources` holds no other

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 import torch
 
-from fortap.encoding.example import Example
+from fortap.encoding.example import Batch, Example
 from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
 from fortap.evaluation.render import render_formula
 from fortap.formula.tokens import FORMULA_VOCAB, PLACEHOLDER_TOKENS, RANGE
 from fortap.sheet.model import a1
-from fortap.tasks.formula_prediction.copies import rank
+from fortap.tasks.formula_prediction.copies import collate_copies, rank
 from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode_encoded
 from fortap.tasks.formula_prediction.examples import FP_KEY, fp_batch
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
@@ -68,28 +68,40 @@ def predict(
     return golds, guesses, records
 
 
-@torch.no_grad()
 def ranked_guesses(
     model: FormulaPredictionModel, chunk: Sequence[Example], cfg: DecodeConfig
 ) -> list[list[tuple[Guess, dict]]]:
-    """Each example's ranked guesses with their record fields. Written candidates come from
-    beam search; with a copy head, copies of the shown formulas join them, all ranked by
-    probability (`copies.rank`), and written ones holding a placeholder (`<num>`, `[UNKOP]`:
-    not a formula Excel takes) are left out, so every candidate of a sheet-setting model is
-    one a user could enter."""
-    model.eval()
+    """Each example's ranked guesses with their record fields (`ranked_at` at its gold's cell)."""
     batch = fp_batch(chunk)
-    targets = batch.targets[FP_KEY]
-    enc = model.encode(batch, targets["cell"])
+    return ranked_at(model, chunk, batch, batch.targets[FP_KEY]["cell"], cfg)
+
+
+@torch.no_grad()
+def ranked_at(
+    model: FormulaPredictionModel,
+    chunk: Sequence[Example],
+    batch: Batch,
+    cell: torch.Tensor,
+    cfg: DecodeConfig,
+) -> list[list[tuple[Guess, dict]]]:
+    """The ranked guesses for the cells `cell` (B,) (0-based) of `chunk` collated as `batch`;
+    each example's `targets[FP_KEY]` needs `origin` and, for a copy head, `copies` (gold is not
+    read). Written candidates come from beam search; with a copy head, copies of the shown
+    formulas join them, all ranked by probability (`copies.rank`), and written ones holding a
+    placeholder (`<num>`, `[UNKOP]`: not a formula Excel takes) are left out, so every
+    candidate of a sheet-setting model is one a user could enter."""
+    model.eval()
+    enc = model.encode(batch, cell)
     found = decode_encoded(model, enc, cfg)
     out = []
     if model.decoder.copy_head is None:
         for example, candidates in zip(chunk, found, strict=True):
             out.append([(guess_of(example, c), _fields(c)) for c in candidates])
         return out
-    log_probs = model.copy_scores(enc, targets).log_softmax(-1)  # (B, C + 1)
-    for b, (example, candidates) in enumerate(zip(chunk, found, strict=True)):
-        copies = example.targets[FP_KEY].get("copies", [])
+    values = [example.targets[FP_KEY] for example in chunk]
+    log_probs = model.copy_scores(enc, collate_copies(values, batch)).log_softmax(-1)  # (B, C + 1)
+    for b, (value, example, candidates) in enumerate(zip(values, chunk, found, strict=True)):
+        copies = value.get("copies", [])
         copy_logp = [float(log_probs[b, c["cell"] - 1]) for c in copies]
         written = [(guess_of(example, c), c.score + c.range_score, _fields(c))
                    for c in candidates if not PLACEHOLDER_TOKENS.intersection(c.sketch)]  # fmt: skip

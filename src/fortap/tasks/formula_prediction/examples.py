@@ -128,21 +128,10 @@ def prediction_example(
     """The example of `formula` in table cell `rc`; None when the target alone does not fit.
     `cells`: the table's parsed formula cells (the sheet setting shows them and builds its copy
     targets from them; parsed here when not given); `shared`: their `r1c1_counts`."""
-    selected, keep = select_cells(table, rc), []
-    if cfg.setting == "sheet":
-        cells = parse_table_formulas(table) if cells is None else cells
-        selected, keep = sheet_cells(selected, rc, cells)
-    try:
-        example = serialize(
-            table,
-            tokenizer,
-            cfg.serialize,
-            cells=selected,
-            formula_inputs={rc: "tag"},
-            keep=keep,
-            formulas=cells,
-        )
-    except ValueError:
+    if cfg.setting == "sheet" and cells is None:
+        cells = parse_table_formulas(table)
+    example = prediction_input(table, rc, tokenizer, cfg, cells)
+    if example is None:
         return None
     ids = {tuple(at): k for k, at in enumerate(example.cell_coords, start=1)}
     top, left = table.region.top, table.region.left
@@ -169,6 +158,33 @@ def prediction_example(
     example.meta["formula"] = table.cell(*rc).formula
     example.meta["target"] = [top + rc[0], left + rc[1]]
     return example
+
+
+def prediction_input(
+    table: Table,
+    rc: RC,
+    tokenizer: Tokenizer,
+    cfg: FormulaExamplesConfig,
+    cells: Mapping[RC, Formula | None] | None = None,
+) -> Example | None:
+    """The input of target `rc`, without anything of its gold: the header cells and the
+    target's row and column (cut by `sheet_cells` in the sheet setting, which shows the parsed
+    formula `cells`), the target as `[SEP] [FORMULA]`; None when the target alone does not fit."""
+    selected, keep = select_cells(table, rc), []
+    if cfg.setting == "sheet":
+        selected, keep = sheet_cells(selected, rc, cells or {})
+    try:
+        return serialize(
+            table,
+            tokenizer,
+            cfg.serialize,
+            cells=selected,
+            formula_inputs={rc: "tag"},
+            keep=keep,
+            formulas=cells,
+        )
+    except ValueError:
+        return None
 
 
 def sheet_cells(

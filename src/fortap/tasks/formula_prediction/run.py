@@ -17,7 +17,8 @@ Examples are split by workbook as `fortap.tasks.formula_prediction.split` descri
 `data.corpus` set, the corpus's own `split.json` decides each workbook's side. Each side may be
 capped per workbook (`data.train_per_book`, `evaluation.dev_per_book`,
 `evaluation.test_per_book`: spread evenly within the workbook) and in total (`data.max_train`,
-`evaluation.max_test`: spread evenly over the side). The run config
+`evaluation.max_test`: spread evenly over the side); `data.train=low_resource` then trains on
+the paper's 20 % of the training side, drawn with the run's seed. The run config
 is `FormulaRunConfig` (`config.py`).
 """
 
@@ -38,7 +39,12 @@ from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, w
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.compare import compare
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
-from fortap.tasks.formula_prediction.examples import SETTING_OF_MODE, low_resource, parse_tables
+from fortap.tasks.formula_prediction.examples import (
+    SETTING_OF_MODE,
+    low_resource,
+    parse_tables,
+    train_subset,
+)
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 from fortap.tasks.formula_prediction.split import (
     corpus_sides,
@@ -101,6 +107,12 @@ def load_split(paths: Sequence[str | Path], cfg: FormulaRunConfig) -> Loaded:
         split[side], capped = cap_side(split[side], per_book, most)
         if capped:
             note += f"; {verb} {capped}"
+    if cfg.data.train != "full":
+        n = len(split["train"])
+        split["train"] = train_subset(
+            split["train"], cfg.data.train, random.Random(cfg.training.seed)
+        )
+        note += f"; {cfg.data.train}: trained on {len(split['train'])} of the {n} examples"
     return Loaded(tables, tokenizer, split, note, formulas)
 
 
