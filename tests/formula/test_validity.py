@@ -24,7 +24,9 @@ INVALID = [
     ("=-(A1,B1)", "union_as_value"),
     ("=L9-(-4,3)", "union_as_value"),  # a comma-decimal writer's -4.3, a union in Excel
     ("=(B1+B2):B3", "non_reference_range"),
-    ("=B1:5", "named_range"),  # `5` alone is no row: a name, discarded as before
+    ("=B1:5", "invalid_text"),  # `5` alone is no row, and `B1:5` is no name either
+    ("=(B2>G2)+?", "invalid_text"),  # formualizer reads `?` as a name; Excel refuses the text
+    ("=A1+1abc", "invalid_text"),
     ("=OFFSET(5,1,1)", "non_reference_argument"),
     ("=SUBTOTAL(9,B2+B3)", "non_reference_argument"),
 ]
@@ -42,13 +44,16 @@ VALID = [
     '="a,b"&A1',
     "=SUM(B5:B5)",  # degenerate, still valid
     "=B7-B7",
+    "=+(B2>G2)",  # unary plus: what the decoder's `[+] [>] B2 G2` means
 ]
 
 
 @pytest.mark.parametrize(("text", "reason"), INVALID)
 def test_invalid_formulas_are_rejected_with_their_reason(text, reason):
     if reason == "invalid_text":
-        with pytest.raises(FormulaError, match="invalid_text: a union outside parentheses"):
+        with pytest.raises(
+            FormulaError, match="invalid_text: (a union outside parentheses|.* is not a name)"
+        ):
             parse_formula(text)
     else:
         assert parse_formula(text).verdict == reason
@@ -98,3 +103,8 @@ def test_a_decoded_candidate_is_judged_from_its_sketch_and_cells():
     assert sketch_is_degenerate(sketch, [(4, 1), (4, 1)])  # =SUM(B5:B5)
     assert not sketch_is_degenerate(sketch, [(4, 1), (5, 1)])
     assert not sketch_is_degenerate(sketch, [(4, 1), None])  # a pointer outside the table
+
+
+def test_defined_names_follow_excels_rule():
+    for text in ("=Rate*B2", "=_total+1", "=\\net", "=a.b?+1", "=Sheet1!Rate"):
+        assert parse_formula(text).verdict in ("named_range", "cross_sheet"), text

@@ -15,11 +15,13 @@ Constants cannot be recovered from the 41-token vocabulary; they come out as `PL
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from fortap.errors import FormulaError
 from fortap.formula.grammar import FITS, FORMULA_SLOT, Signature, Slot, gives, signatures
 from fortap.formula.nodes import Address, Const, Func, Node, Op, Ref
 from fortap.formula.printer import to_text
+from fortap.formula.references import ref_a1
 from fortap.formula.tokens import C_BOOL, C_NUM, C_STR, COLON, END, RANGE, START, UNKOP
 
 PLACEHOLDERS = {C_NUM: Const("num", 0.0), C_STR: Const("str", ""), C_BOOL: Const("bool", True)}
@@ -44,8 +46,22 @@ def formula_of_sketch(
 
 
 def formula_text(sketch: Sequence[str], cells: Sequence[tuple[int, int]]) -> str:
-    """Excel text of `formula_of_sketch` (`=ROUND(SUM(B2:B6),0)`); `FormulaError` as there."""
-    return to_text(formula_of_sketch(sketch, cells))
+    """Excel text of `formula_of_sketch` (`=ROUND(SUM(B2:B6),0)`), an area written top-left
+    first whichever corner was pointed at first (`B2:B5`, never `B5:B2`); `FormulaError` as
+    there."""
+    return to_text(formula_of_sketch(sketch, cells), _ordered_a1)
+
+
+def _ordered_a1(ref: Ref) -> str:
+    if ref.kind == "area" and ref.start is not None and ref.end is not None:
+        a, b = ref.start, ref.end
+        if a.row is not None and b.row is not None and a.col is not None and b.col is not None:
+            ref = replace(
+                ref,
+                start=Address(min(a.row, b.row), min(a.col, b.col)),
+                end=Address(max(a.row, b.row), max(a.col, b.col)),
+            )
+    return ref_a1(ref)
 
 
 class _Reader:

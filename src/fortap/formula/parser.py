@@ -30,6 +30,9 @@ _POSITION = re.compile(r"at position (\d+)")
 _TOKEN_SPAN = re.compile(r"( at position \d+)?: TokenSpan \{.*?\}")
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
 _BRACKETS = re.compile(r"\[[^\]]*\]")
+# Excel's rule for a defined name: a letter, `_` or `\` first, then letters, digits, `_`, `.`,
+# `\` and `?` (formualizer reads any other run of characters, such as `?`, as a name too)
+_NAME = re.compile(r"(?:[^\W\d]|\\)[\w.\\?]*")
 
 
 def _function_name(name: str) -> str:
@@ -82,7 +85,10 @@ class _Converter:
     def node(self, d: dict) -> Node:
         kind = d["node_type"]
         if kind == "Reference":
-            return parse_reference(d["reference"])
+            ref = parse_reference(d["reference"])
+            if ref.kind == "name" and not _NAME.fullmatch(ref.name or ""):
+                raise FormulaError(self.text, f"invalid_text: {ref.name!r} is not a name")
+            return ref
         if kind == "Literal":
             return self.literal(d["value"])
         if kind == "BinaryOp":

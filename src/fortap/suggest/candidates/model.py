@@ -56,8 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fortap.errors import FortapError
-from fortap.formula.nodes import Address, Ref
-from fortap.formula.references import ref_a1
+from fortap.formula.nodes import Ref
 from fortap.formula.tokens import PLACEHOLDER_TOKENS
 from fortap.suggest.context import BookContext, Place, Target
 
@@ -144,7 +143,7 @@ class ModelSource:
 
     def _candidate(self, target: Target, guess, info: dict, rank: int):
         from fortap.formula import parse_formula
-        from fortap.formula.from_sketch import formula_of_sketch
+        from fortap.formula.from_sketch import formula_text
         from fortap.formula.printer import to_text
         from fortap.suggest.candidates import Candidate
         from fortap.suggest.candidates.anchor import refs_of
@@ -153,11 +152,7 @@ class ModelSource:
         if not copied and (PLACEHOLDER_TOKENS.intersection(guess.sketch) or None in guess.ranges):
             return None
         try:
-            text = (
-                info["formula"]
-                if copied
-                else to_text(formula_of_sketch(guess.sketch, list(guess.ranges)), _ordered_a1)
-            )
+            text = info["formula"] if copied else formula_text(guess.sketch, list(guess.ranges))
             parsed = parse_formula(text, target.sheet, (target.row, target.col))
         except FortapError:
             return None
@@ -298,16 +293,3 @@ def _covers(ref: Ref, target: Target) -> bool:
 
     box = ref_box(ref)
     return box is not None and box[0] <= target.row <= box[2] and box[1] <= target.col <= box[3]
-
-
-def _ordered_a1(ref: Ref) -> str:
-    """A1 text of a reference, an area written top-left first (`B2:B5`, never `B5:B2`)."""
-    if ref.kind == "area" and ref.start is not None and ref.end is not None:
-        a, b = ref.start, ref.end
-        if a.row is not None and b.row is not None and a.col is not None and b.col is not None:
-            ref = dataclasses.replace(
-                ref,
-                start=Address(min(a.row, b.row), min(a.col, b.col)),
-                end=Address(max(a.row, b.row), max(a.col, b.col)),
-            )
-    return ref_a1(ref)

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 import torch
 
 from fortap.encoding.example import Batch, Example
+from fortap.errors import FormulaError
 from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
 from fortap.evaluation.render import render_formula
+from fortap.formula.from_sketch import formula_text
 from fortap.formula.tokens import FORMULA_VOCAB, PLACEHOLDER_TOKENS, RANGE
 from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction.copies import collate_copies, rank
@@ -45,7 +47,14 @@ def guess_of(example: Example, candidate: Candidate) -> Guess:
 
 
 def guess_text(guess: Guess) -> str:
-    """Excel text of a guess (constants as placeholders, see `fortap.evaluation.render`)."""
+    """Excel text of a guess: the formula itself (`formula_text`) when it has one; else, with a
+    constant the vocabulary cannot spell or a cell it could not point at, a template with
+    placeholders (`<num>`, `<WR>`: `fortap.evaluation.render`)."""
+    if not PLACEHOLDER_TOKENS.intersection(guess.sketch) and None not in guess.ranges:
+        try:
+            return formula_text(guess.sketch, guess.ranges)  # type: ignore[arg-type]
+        except FormulaError:
+            pass
     return render_formula(guess.sketch, [a1(*c) if c else "<WR>" for c in guess.ranges])
 
 
