@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from fortap.formula.nodes import Address, Ref
+from fortap.formula.nodes import Address, Node, Ref, walk
 from fortap.sheet.model import column_letter
 
 MAX_ROWS = 1_048_576
@@ -209,6 +209,17 @@ def ref_box(ref: Ref) -> tuple[int, int, int, int] | None:
         return None
     (r1, c1), (r2, c2) = cells[0], cells[-1]
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+def refers_to(ast: Node, cell: tuple[int, int], sheet: str | None = None) -> bool:
+    """True when a reference of `ast` to its own sheet (no qualifier, or `sheet`) covers `cell`:
+    the formula, entered in `cell`, would be a circular reference."""
+    for ref in walk(ast):
+        if isinstance(ref, Ref) and ref.sheet in (None, sheet):
+            box = ref_box(ref)
+            if box is not None and box[0] <= cell[0] <= box[2] and box[1] <= cell[1] <= box[3]:
+                return True
+    return False
 
 
 def on_row_or_column(box: tuple[int, int, int, int], cell: tuple[int, int]) -> bool:

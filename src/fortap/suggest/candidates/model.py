@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fortap.errors import FortapError
-from fortap.formula.nodes import Ref
 from fortap.formula.tokens import PLACEHOLDER_TOKENS
 from fortap.suggest.context import BookContext, Place, Target
 
@@ -145,8 +144,8 @@ class ModelSource:
         from fortap.formula import parse_formula
         from fortap.formula.from_sketch import formula_text
         from fortap.formula.printer import to_text
+        from fortap.formula.references import refers_to
         from fortap.suggest.candidates import Candidate
-        from fortap.suggest.candidates.anchor import refs_of
 
         copied = str(info.get("source", "")).startswith("copy:")
         if not copied and (PLACEHOLDER_TOKENS.intersection(guess.sketch) or None in guess.ranges):
@@ -156,8 +155,8 @@ class ModelSource:
             parsed = parse_formula(text, target.sheet, (target.row, target.col))
         except FortapError:
             return None
-        if any(_covers(ref, target) for ref in refs_of(parsed.ast)):
-            return None  # an area over the target: a circular formula
+        if refers_to(parsed.ast, (target.row, target.col), target.sheet):
+            return None  # a reference to the target: a circular formula
         feats = {
             "model_rank": float(rank),
             "model_logp": float(info.get("logp", info.get("score", 0.0))),
@@ -286,10 +285,3 @@ def _window(sheet, region):
         for c in range(region.left, region.right + 1)
         if (r, c) in sheet.cells
     )
-
-
-def _covers(ref: Ref, target: Target) -> bool:
-    from fortap.formula.references import ref_box
-
-    box = ref_box(ref)
-    return box is not None and box[0] <= target.row <= box[2] and box[1] <= target.col <= box[3]

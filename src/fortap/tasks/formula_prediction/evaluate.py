@@ -18,7 +18,10 @@ from fortap.encoding.example import Batch, Example
 from fortap.errors import FormulaError
 from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
 from fortap.evaluation.render import render_formula
-from fortap.formula.from_sketch import formula_text
+from fortap.formula import parse_formula
+from fortap.formula.degenerate import is_degenerate
+from fortap.formula.from_sketch import formula_of_sketch, formula_text
+from fortap.formula.references import refers_to
 from fortap.formula.tokens import FORMULA_VOCAB, PLACEHOLDER_TOKENS, RANGE
 from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction.copies import collate_copies, rank
@@ -102,10 +105,12 @@ def ranked_at(
     model.eval()
     enc = model.encode(batch, cell)
     found = decode_encoded(model, enc, cfg)
+    targets = [target_of(example, int(i)) for example, i in zip(chunk, cell.tolist(), strict=True)]
     out = []
     if model.decoder.copy_head is None:
-        for example, candidates in zip(chunk, found, strict=True):
-            out.append([(guess_of(example, c), _fields(c)) for c in candidates])
+        for example, candidates, at in zip(chunk, found, targets, strict=True):
+            ranked = [(guess_of(example, c), _fields(c)) for c in candidates]
+            out.append(usable_order(ranked, at, cfg.top_k))
         return out
     values = [example.targets[FP_KEY] for example in chunk]
     log_probs = model.copy_scores(enc, collate_copies(values, batch)).log_softmax(-1)  # (B, C + 1)
@@ -114,8 +119,50 @@ def ranked_at(
         copy_logp = [float(log_probs[b, c["cell"] - 1]) for c in copies]
         written = [(guess_of(example, c), c.score + c.range_score, _fields(c))
                    for c in candidates if not PLACEHOLDER_TOKENS.intersection(c.sketch)]  # fmt: skip
-        out.append(rank(copies, copy_logp, float(log_probs[b, -1]), written, cfg.top_k))
+        ranked = rank(
+            copies, copy_logp, float(log_probs[b, -1]), written, len(copies) + len(written)
+        )
+        out.append(usable_order(ranked, targets[b], cfg.top_k))
     return out
+
+
+def target_of(example: Example, index: int) -> tuple[int, int]:
+    """The sheet (row, col) of the example's cell `index` (0-based)."""
+    top, left = example.targets[FP_KEY]["origin"]
+    r, c = example.cell_coords[index]
+    return top + r, left + c
+
+
+def usable_order(
+    ranked: list[tuple[Guess, dict]], target: tuple[int, int], top_k: int
+) -> list[tuple[Guess, dict]]:
+    """The first `top_k` of `ranked` once circular candidates (a reference to the target cell
+    itself, such as a copy whose moved range runs over it) are dropped and degenerate ones
+    (`=B22/B22`, `=SUM(C5:C5)`: `formula.degenerate`) are put after the rest; the order is kept
+    otherwise. A candidate with no formula to judge (a placeholder, a cell it could not point
+    at) stays where it is."""
+    kept: list[tuple[Guess, dict]] = []
+    later: list[tuple[Guess, dict]] = []
+    for guess, info in ranked:
+        if len(kept) >= top_k:
+            break
+        ast = _ast(guess, info)
+        if ast is not None and refers_to(ast, target):
+            continue
+        (later if ast is not None and is_degenerate(ast) else kept).append((guess, info))
+    return (kept + later)[:top_k]
+
+
+def _ast(guess: Guess, info: dict):
+    """The formula of a ranked candidate: a copy's own text, or the sketch read with its cells."""
+    try:
+        if "formula" in info:
+            return parse_formula(info["formula"]).ast
+        if PLACEHOLDER_TOKENS.intersection(guess.sketch) or None in guess.ranges:
+            return None
+        return formula_of_sketch(guess.sketch, guess.ranges)  # type: ignore[arg-type]
+    except FormulaError:
+        return None
 
 
 def _fields(candidate: Candidate) -> dict:
