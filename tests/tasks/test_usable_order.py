@@ -42,3 +42,8 @@ def test_refers_to_reads_areas_and_the_sheet():
     assert not refers_to(parse_formula("=SUM(D30:D40)").ast, C38)
     assert not refers_to(parse_formula("=Other!C38+1").ast, C38, "Main")
     assert refers_to(parse_formula("=Main!C38+1").ast, C38, "Main")
+
+
+def test_a_reference_naming_the_targets_own_sheet_is_circular_too():
+    ranked = [copy("=Main!C38+1"), copy("=Other!C38+1")]
+    assert texts(usable_order(ranked, C38, top_k=5, sheet="Main")) == ["=Other!C38+1"]

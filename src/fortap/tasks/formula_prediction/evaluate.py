@@ -110,7 +110,7 @@ def ranked_at(
     if model.decoder.copy_head is None:
         for example, candidates, at in zip(chunk, found, targets, strict=True):
             ranked = [(guess_of(example, c), _fields(c)) for c in candidates]
-            out.append(usable_order(ranked, at, cfg.top_k))
+            out.append(usable_order(ranked, at, cfg.top_k, example.meta.get("sheet")))
         return out
     values = [example.targets[FP_KEY] for example in chunk]
     log_probs = model.copy_scores(enc, collate_copies(values, batch)).log_softmax(-1)  # (B, C + 1)
@@ -122,7 +122,7 @@ def ranked_at(
         ranked = rank(
             copies, copy_logp, float(log_probs[b, -1]), written, len(copies) + len(written)
         )
-        out.append(usable_order(ranked, targets[b], cfg.top_k))
+        out.append(usable_order(ranked, targets[b], cfg.top_k, example.meta.get("sheet")))
     return out
 
 
@@ -134,20 +134,24 @@ def target_of(example: Example, index: int) -> tuple[int, int]:
 
 
 def usable_order(
-    ranked: list[tuple[Guess, dict]], target: tuple[int, int], top_k: int
+    ranked: list[tuple[Guess, dict]],
+    target: tuple[int, int],
+    top_k: int,
+    sheet: str | None = None,
 ) -> list[tuple[Guess, dict]]:
     """The first `top_k` of `ranked` once circular candidates (a reference to the target cell
-    itself, such as a copy whose moved range runs over it) are dropped and degenerate ones
-    (`=B22/B22`, `=SUM(C5:C5)`: `formula.degenerate`) are put after the rest; the order is kept
-    otherwise. A candidate with no formula to judge (a placeholder, a cell it could not point
-    at) stays where it is."""
+    of `sheet` itself, such as a copy whose moved range runs over it) are dropped and
+    degenerate ones (`=B22/B22`, `=SUM(C5:C5)`: `formula.degenerate`) are put after the rest;
+    the order is kept otherwise. A candidate with no formula to judge (a placeholder, a cell it
+    could not point at) stays where it is. Without a copy head `ranked` is the beam's `top_k`
+    already, so a dropped candidate leaves the list shorter."""
     kept: list[tuple[Guess, dict]] = []
     later: list[tuple[Guess, dict]] = []
     for guess, info in ranked:
         if len(kept) >= top_k:
             break
         ast = _ast(guess, info)
-        if ast is not None and refers_to(ast, target):
+        if ast is not None and refers_to(ast, target, sheet):
             continue
         (later if ast is not None and is_degenerate(ast) else kept).append((guess, info))
     return (kept + later)[:top_k]
