@@ -56,7 +56,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fortap.errors import FortapError
-from fortap.formula.tokens import PLACEHOLDER_TOKENS
 from fortap.suggest.context import BookContext, Place, Target
 
 if TYPE_CHECKING:
@@ -146,9 +145,10 @@ class ModelSource:
         from fortap.formula.printer import to_text
         from fortap.formula.references import refers_to
         from fortap.suggest.candidates import Candidate
+        from fortap.tasks.formula_prediction.evaluate import has_formula
 
         copied = str(info.get("source", "")).startswith("copy:")
-        if not copied and (PLACEHOLDER_TOKENS.intersection(guess.sketch) or None in guess.ranges):
+        if not copied and not has_formula(guess):
             return None
         try:
             text = info["formula"] if copied else formula_text(guess.sketch, list(guess.ranges))

@@ -49,11 +49,17 @@ def guess_of(example: Example, candidate: Candidate) -> Guess:
     return Guess(candidate.sketch, tuple(cells))
 
 
+def has_formula(guess: Guess) -> bool:
+    """Whether a written guess is a whole formula: no placeholder (a constant the vocabulary
+    cannot spell, `[UNKOP]`) and every `[RANGE]` pointed at a cell."""
+    return not PLACEHOLDER_TOKENS.intersection(guess.sketch) and None not in guess.ranges
+
+
 def guess_text(guess: Guess) -> str:
     """Excel text of a guess: the formula itself (`formula_text`) when it has one; else, with a
     constant the vocabulary cannot spell or a cell it could not point at, a template with
     placeholders (`<num>`, `<WR>`: `fortap.evaluation.render`)."""
-    if not PLACEHOLDER_TOKENS.intersection(guess.sketch) and None not in guess.ranges:
+    if has_formula(guess):
         try:
             return formula_text(guess.sketch, guess.ranges)  # type: ignore[arg-type]
         except FormulaError:
@@ -162,7 +168,7 @@ def _ast(guess: Guess, info: dict):
     try:
         if "formula" in info:
             return parse_formula(info["formula"]).ast
-        if PLACEHOLDER_TOKENS.intersection(guess.sketch) or None in guess.ranges:
+        if not has_formula(guess):
             return None
         return formula_of_sketch(guess.sketch, guess.ranges)  # type: ignore[arg-type]
     except FormulaError:
