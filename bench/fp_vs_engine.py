@@ -1,21 +1,29 @@
-"""The suggestion engine on a formula-prediction run's own test targets: the learned copy head
-and the LightGBM-ranked engine, compared on the same cells with the same metric.
+"""The suggestion engine on a formula-prediction run's own test targets: the learned model and
+the LightGBM-ranked engine, compared on the same cells with the same metric.
 
-    .venv/bin/python bench/fp_vs_engine.py OUT [--ranker DIR] [--json PATH]
+    .venv/bin/python bench/fp_vs_engine.py OUT [--setting sheet|paper] [--ranker DIR] [--json PATH]
 
-OUT is a finished sheet-setting run or an evaluation of one (`fortap finetune|evaluate
-formula-prediction ... -o OUT`): its `predictions.jsonl` names each test target (workbook file,
-sheet, cell) with the model's ranked candidates and the gold's prefix. Each workbook is read
-once (`fortap.suggest.books.contexts`); each target is asked as a user would ask the engine in
-the sheet setting (only the target hidden; `fortap.suggest.candidates.generate`, ranked by the
-shipped ranker or `--ranker`). An engine candidate counts as right when its parse at the target
-has the gold's prefix (sketch and ranges, `$` ignored: `metrics.formula_key`, the metric of
-`predictions.jsonl`). Both systems are scored on the targets whose workbook the engine could
-read, pooled and averaged per workbook, and the gap model − engine has a 95 % interval from
-resampling test workbooks (paired). The fixed rule order (fill, then AutoSum) over the engine's
-candidates is shown too.
+OUT is a finished run or an evaluation of one (`fortap finetune|evaluate formula-prediction ...
+-o OUT`): its `predictions.jsonl` names each test target (workbook file, sheet, cell) with the
+model's ranked candidates and the gold's prefix. Each workbook is read once
+(`fortap.suggest.books.contexts`); each target is asked as a user would ask the engine
+(`fortap.suggest.candidates.generate`, ranked by the shipped ranker or `--ranker`), in the run's
+setting:
+- *sheet*: only the target hidden; the fixed rule order (nearest fill, then AutoSum) over the
+  engine's candidates is shown too;
+- *paper*: no formula visible (templates and formulas induced from the values next to the
+  target); the baselines are AutoSum (the rule order with no fill), the induced candidates in
+  their hand order before it (`candidates.induced.by_strength`: what the values show, without
+  learning) and, when the run's `metrics.json` lists it, the input-blind sketch prior.
+An engine candidate counts as right when its parse at the target has the gold's prefix (sketch
+and ranges, `$` ignored, numbers as one token: `metrics.formula_key`, the metric of
+`predictions.jsonl`); its sketch is right when the sketches agree. Every system is scored on the
+targets whose workbook the engine could read, pooled and averaged per workbook, and each gap has a
+95 % interval from resampling test workbooks (paired).
 
-Target (measured, not asserted): model formula top-1 >= engine top-1, pooled and per workbook.
+Targets (measured, not asserted). Sheet: model formula top-1 >= engine, pooled and per workbook.
+Paper (issue 21, acceptance 2, for the engine): formula top-1 >= AutoSum + 5 points and sketch
+top-1 >= prior + 10 points, pooled and per workbook, each gap's interval above 0.
 """
 
 from __future__ import annotations
@@ -31,44 +39,72 @@ from rich.table import Table as RichTable
 
 from fortap.errors import FortapError
 from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_book_mean
-from fortap.evaluation.metrics import Guess, formula_key
+from fortap.evaluation.metrics import Guess, formula_key, sketch_key
 from fortap.formula import parse_formula
 from fortap.suggest.books import contexts, side_of
 from fortap.suggest.candidates import generate
+from fortap.suggest.candidates.induced import by_strength
 from fortap.suggest.cells import parse_cell
 from fortap.suggest.context import Target
 from fortap.suggest.features import rule_order
 from fortap.suggest.ranker import Ranker
 
-SYSTEMS = ("model", "engine", "rule order")
+SETTINGS = ("sheet", "paper")
+PRIOR = "sketch prior"
+VALUES = "values, hand order"
+# (system, baseline, metric, least gap) of the acceptance targets per setting
+TARGETS = {
+    "sheet": [("model", "engine", "formula_top1", 0.0)],
+    "paper": [("engine", "AutoSum", "formula_top1", 0.05), ("engine", PRIOR, "sketch_top1", 0.10)],
+}
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("run", help="a finished sheet-setting run (or evaluation) folder")
+    p.add_argument("run", help="a finished formula-prediction run (or evaluation) folder")
+    p.add_argument(
+        "--setting",
+        choices=SETTINGS,
+        default="sheet",
+        help="what the engine sees: the sheet's other formulas, or none (paper)",
+    )
     p.add_argument("--ranker", help="ranker folder (default: the one shipped with fortap)")
     p.add_argument("--json", help="write results and targets here")
     return p.parse_args(argv)
 
 
-def prefix_at(text: str, sheet: str, row: int, col: int) -> str | None:
-    """The `formula_key` prefix of `text` entered at (sheet, row, col); None if it does not parse."""
+def keys_at(text: str, sheet: str, row: int, col: int) -> tuple[str, str] | None:
+    """(formula key, sketch key) of `text` entered at (sheet, row, col); None if it does not parse."""
     try:
         parsed = parse_formula(text, sheet, (row, col))
     except FortapError:
         return None
-    return " ".join(formula_key(Guess(parsed.sketch, parsed.ranges)))
+    guess = Guess(parsed.sketch, parsed.ranges)
+    return " ".join(formula_key(guess)), " ".join(sketch_key(parsed.sketch))
 
 
-def hits(ranked_texts: list[str], gold: str, sheet: str, row: int, col: int) -> tuple[int, int]:
-    """(top-1, top-5) of a ranked list of formula texts against the gold prefix."""
-    keys = [prefix_at(t, sheet, row, col) for t in ranked_texts[:5]]
-    return int(bool(keys) and keys[0] == gold), int(gold in keys)
+def hits(ranked: list[str], gold: tuple[str, str], sheet: str, row: int, col: int) -> tuple:
+    """(formula top-1, formula top-5, sketch top-1) of ranked formula texts against the gold keys."""
+    keys = [keys_at(t, sheet, row, col) for t in ranked[:5]]
+    formulas = [k[0] if k else None for k in keys]
+    first = int(bool(keys) and keys[0] is not None and keys[0][1] == gold[1])
+    return int(bool(formulas) and formulas[0] == gold[0]), int(gold[0] in formulas), first
 
 
-def score(run: Path, ranker: Ranker) -> tuple[list[dict], dict]:
+def prior_of(run: Path) -> str | None:
+    """The sketch prior's top sketch from the run's metrics (None when the run did not list it)."""
+    path = run / "metrics.json"
+    if not path.exists():
+        return None
+    sketches = json.loads(path.read_text()).get("systems", {}).get(PRIOR, {}).get("sketches")
+    return sketches[0] if sketches else None
+
+
+def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict], dict]:
     """One row per test target the engine could read, and a summary of what was read."""
     records = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
+    prior = prior_of(run) if setting == "paper" else None
+    rules = "rule order" if setting == "sheet" else "AutoSum"
     by_book: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         by_book[r["book"]].append(r)
@@ -81,81 +117,118 @@ def score(run: Path, ranker: Ranker) -> tuple[list[dict], dict]:
             at = parse_cell(r["cell"], r["book"])
             row, col = at.row, at.col
             target = Target(r["sheet"], row, col)
+            gold = keys_at(r["formula"], r["sheet"], row, col) or (r["gold"], "")
             tick = time.perf_counter()
-            cands = generate(ctx, target)
+            cands = generate(ctx, target, setting=setting)
             engine = [c.formula for c, _ in ranker.rank(cands)]
             seconds += time.perf_counter() - tick
-            rules = [c.formula for c in rule_order(cands)]
-            model = [c["formula"] for c in r["candidates"]]
-            gold = r["gold"]
             out = {"book": r["book"], "sheet": r["sheet"], "cell": r["cell"]}
             m1 = int(r["error"] == "correct")
-            m5 = int(any(c["prefix"] == gold for c in r["candidates"][:5]))
-            out["model"] = (m1, m5)
+            m5 = int(any(c["prefix"] == r["gold"] for c in r["candidates"][:5]))
+            out["model"] = (m1, m5, int(r["error"] != "wrong_sketch"))
             out["engine"] = hits(engine, gold, r["sheet"], row, col)
-            out["rule order"] = hits(rules, gold, r["sheet"], row, col)
-            out["model_texts"], out["engine_top1"] = model[:1], engine[:1]
+            ruled = rule_order(cands)
+            out[rules] = hits([c.formula for c in ruled], gold, r["sheet"], row, col)
+            if setting == "paper":
+                shown = by_strength(cands)
+                ranked = shown + [c for c in ruled if c not in shown]
+                out[VALUES] = hits([c.formula for c in ranked], gold, r["sheet"], row, col)
+            if prior is not None:
+                out[PRIOR] = (0, 0, int(prior == gold[1]))
+            out["model_texts"], out["engine_top1"] = (
+                [c["formula"] for c in r["candidates"][:1]],
+                engine[:1],
+            )
             rows.append(out)
     read = {"targets": len(records), "scored": len(rows), "books": len(by_book),
-            "unreadable": errors, "sides": dict(sides),
+            "unreadable": errors, "sides": dict(sides), "setting": setting, "prior": prior,
             "engine_ms_per_target": 1000 * seconds / max(1, len(rows)),
             "seconds": time.perf_counter() - started}  # fmt: skip
     return rows, read
 
 
-def summarise(rows: list[dict]) -> tuple[list[dict], list[dict]]:
-    """Per system top-1 / top-5 pooled and per workbook; gaps model - each other system."""
+METRICS = ("formula_top1", "formula_top5", "sketch_top1")
+
+
+def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], list[dict]]:
+    """Per system formula top-1 / top-5 and sketch top-1, pooled and per workbook; the gaps of
+    the setting's targets and model - engine."""
     books = [r["book"] for r in rows]
+    systems = [k for k in rows[0] if isinstance(rows[0][k], tuple)]
     table, tallies = [], {}
-    for name in SYSTEMS:
-        one = book_tallies(books, [float(r[name][0]) for r in rows])
-        five = book_tallies(books, [float(r[name][1]) for r in rows])
-        tallies[name] = one
-        table.append({"system": name, "top1": sum(r[name][0] for r in rows) / max(1, len(rows)),
-                      "top1_per_book": per_book_mean(one),
-                      "top5": sum(r[name][1] for r in rows) / max(1, len(rows)),
-                      "top5_per_book": per_book_mean(five)})  # fmt: skip
+    for name in systems:
+        row = {"system": name}
+        for i, metric in enumerate(METRICS):
+            tally = book_tallies(books, [float(r[name][i]) for r in rows])
+            tallies[name, metric] = tally
+            row[metric] = sum(r[name][i] for r in rows) / len(rows)
+            row[f"{metric}_per_book"] = per_book_mean(tally)
+        table.append(row)
+    pairs = [(a, b, m) for a, b, m, _ in TARGETS[setting]]
+    pairs += [
+        (a, b, "formula_top1")
+        for a, b in (("model", "engine"),)
+        if (a, b, "formula_top1") not in pairs
+    ]
     gaps = []
-    for other in SYSTEMS[1:]:
+    for a, b, metric in pairs:
+        if (b, metric) not in tallies:
+            continue
         for per_book in (False, True):
-            g = bootstrap_gap(tallies["model"], tallies[other], per_book=per_book)
-            gaps.append({"minus": other, "mode": "per_book" if per_book else "pooled", **g})
+            g = bootstrap_gap(tallies[a, metric], tallies[b, metric], per_book=per_book)
+            gaps.append({"system": a, "minus": b, "metric": metric,
+                         "mode": "per_book" if per_book else "pooled", **g})  # fmt: skip
     return table, gaps
+
+
+def targets_of(gaps: list[dict], setting: str) -> list[dict]:
+    """The setting's targets from the measured gaps: the gap reaches its least value and, where
+    that is above 0, its interval is above 0 too."""
+    out = []
+    for a, b, metric, least in TARGETS[setting]:
+        for g in gaps:
+            if (g["system"], g["minus"], g["metric"]) != (a, b, metric):
+                continue
+            mode = "pooled" if g["mode"] == "pooled" else "per workbook"
+            met = g["gap"] >= least and (least <= 0 or g["low"] > 0)
+            name = f"{a} {metric.replace('_', ' ')} - {b} >= {100 * least:+.0f} points, {mode}"
+            if least > 0:
+                name += ", interval > 0"
+            out.append({"name": name, "value": g["gap"], "target": least, "met": met})
+    return out
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
     console = Console(width=max(Console().width, 160))
     ranker = Ranker.load(Path(args.ranker) if args.ranker else None)
-    rows, read = score(Path(args.run), ranker)
+    rows, read = score(Path(args.run), ranker, args.setting)
     if not rows:
         raise SystemExit(
             f"{args.run}: no test workbook could be read (its paths are relative to the folder the run was made in)"
         )
-    table, gaps = summarise(rows)
-    view = RichTable(title=f"{read['scored']} of {read['targets']} test targets, "
-                     f"{read['books'] - len(read['unreadable'])} workbooks (formula_key: sketch "
-                     "and ranges, $ ignored)", title_justify="left")  # fmt: skip
-    for i, head in enumerate(("system", "top-1", "top-1/book", "top-5", "top-5/book")):
+    table, gaps = summarise(rows, args.setting)
+    view = RichTable(title=f"{args.setting} setting: {read['scored']} of {read['targets']} test "
+                     f"targets, {read['books'] - len(read['unreadable'])} workbooks (formula_key: "
+                     "sketch and ranges, $ ignored; pooled / per workbook)", title_justify="left")  # fmt: skip
+    for i, head in enumerate(("system", "formula top-1", "formula top-5", "sketch top-1")):
         view.add_column(head, justify="left" if i == 0 else "right")
     for t in table:
-        view.add_row(t["system"], *(f"{100 * t[k]:.1f}" for k in
-                                    ("top1", "top1_per_book", "top5", "top5_per_book")))  # fmt: skip
+        view.add_row(t["system"], *(f"{100 * t[m]:.1f} / {100 * t[m + '_per_book']:.1f}"
+                                    for m in METRICS))  # fmt: skip
     console.print(view)
     for g in gaps:
-        console.print(f"model - {g['minus']}, top-1 {g['mode']}: {100 * g['gap']:+.1f} points, 95 % "
-                      f"interval [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]")  # fmt: skip
+        console.print(f"{g['system']} - {g['minus']}, {g['metric'].replace('_', ' ')} {g['mode']}: "
+                      f"{100 * g['gap']:+.1f} points, 95 % interval [{100 * g['low']:+.1f}, "
+                      f"{100 * g['high']:+.1f}]")  # fmt: skip
     console.print(f"workbook sides (suggestion split): {read['sides']}; unreadable: "
                   f"{len(read['unreadable'])}; engine {read['engine_ms_per_target']:.1f} ms per "
                   f"target; {read['seconds']:.0f} s in all")  # fmt: skip
-    model = next(t for t in table if t["system"] == "model")
-    engine = next(t for t in table if t["system"] == "engine")
-    targets = [{"name": f"model formula top-1 >= engine, {mode}", "value": model[key],
-                "target": engine[key], "met": model[key] >= engine[key]}
-               for mode, key in (("pooled", "top1"), ("per workbook", "top1_per_book"))]  # fmt: skip
+    if args.setting == "paper" and read["prior"] is None:
+        console.print("no sketch prior: the run's metrics.json does not list its sketches")
+    targets = targets_of(gaps, args.setting)
     for t in targets:
-        console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: "
-                      f"{t['value']:.3f} vs {t['target']:.3f}")  # fmt: skip
+        console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: {100 * t['value']:+.1f}")
     if args.json:
         results = table + [{"gap": g} for g in gaps] + [{"read": read}]
         Path(args.json).write_text(json.dumps({"results": results, "targets": targets}, indent=1))

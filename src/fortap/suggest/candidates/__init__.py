@@ -9,6 +9,8 @@
   or same row and column labels);
 - `template`: aggregates of the numbers above/left, and differences, ratios and changes of the
   two neighbouring rows/columns;
+- `induced`: formulas whose pattern computes the values of numbers next to the target (a
+  dragged block seen through its values; the one source beyond templates in the paper setting);
 - `model`: the formula-prediction model's beam, when a model is given (`model.ModelSource`,
   loaded once by the caller); it comes last, in beam order.
 
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from fortap.suggest.context import BookContext, Place, Target
 
 SETTINGS = ("sheet", "new-formula", "paper")
-SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "model")
+SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "model")
 
 
 @dataclass(frozen=True)
@@ -49,9 +51,10 @@ def generate(
 ) -> list[Candidate]:
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
-    formula of the workbook is visible, so only templates (and the model) propose. `model`: a
+    formula of the workbook is visible, so only templates, induction from values (and the model)
+    propose. `model`: a
     loaded `model.ModelSource`, or None for no model candidates."""
-    from fortap.suggest.candidates import book, copy, keyed, sibling, template, verbatim
+    from fortap.suggest.candidates import book, copy, induced, keyed, sibling, template, verbatim
     from fortap.suggest.features import query_features, rule_positions
 
     if setting not in SETTINGS:
@@ -65,7 +68,8 @@ def generate(
         raw += keyed.candidates(ctx, target, hidden)
         raw += book.candidates(ctx, target, hidden)
         raw += sibling.candidates(ctx, target, hidden)
-    raw += template.candidates(ctx, target, hidden)
+    raw += template.candidates(ctx, target, hidden, formulas_seen=setting != "paper")
+    raw += induced.candidates(ctx, target, hidden)
     if model is not None:
         raw += model.candidates(ctx, target, hidden)
     query = query_features(ctx, target, hidden)

@@ -5,7 +5,8 @@
   the cell above holds a number, else the run left);
 - the SUM of a block above or left that empty rows (columns) break up: from the first number
   after the nearest text, formula or other value back to the cell next to the target (`block`)
-  or to the last number (`block_last`), as a section total over spaced-out rows is written;
+  or to the last number (`block_last`), as a section total over spaced-out rows is written (a
+  formula also closes the block, unless formulas are not seen: the paper setting);
 - pairs of the two nearest numbers to the left (`a`, `b` with `b` adjacent) and above:
   `b-a`, `a-b`, `a+b`, `a*b`, `b/a`, `a/b`, `(b-a)/a` and `b/a-1`.
 
@@ -41,7 +42,9 @@ KINDS = {name: i for i, name in enumerate(AGGREGATES + tuple(PAIRS) + BLOCKS)}
 MAX_RUN = 2000
 
 
-def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
+def candidates(
+    ctx: BookContext, target: Target, hidden: frozenset[Place], formulas_seen: bool = True
+):
     from fortap.suggest.candidates import Candidate
 
     sc = ctx.sheets[target.sheet]
@@ -75,7 +78,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             )
             out.append(Candidate(f"={name}({area})", "template", what, feats))
     for side, line in lines.items():
-        numbers = _block(sc, target, hidden, line)
+        numbers = _block(sc, target, hidden, line, formulas_seen)
         if len(numbers) < 2 or numbers[-1] == line[len(numbers) - 1]:
             continue  # fewer than two numbers, or no gap: the contiguous run says it already
         agrees = "total" in words
@@ -93,13 +96,13 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
     return out
 
 
-def _block(sc, target: Target, hidden, spots: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _block(sc, target: Target, hidden, spots, formulas_seen: bool) -> list[tuple[int, int]]:
     """The number cells met walking `spots` outward, over empty cells, until a cell that is
-    neither (text, a date, a formula): nearest first."""
+    neither (text, a date, a formula when `formulas_seen`): nearest first."""
     found = []
     for at in spots:
         seen = (target.sheet, *at) not in hidden
-        if seen and at in sc.index:
+        if seen and formulas_seen and at in sc.index:
             break  # a formula (a previous subtotal) closes the block
         kind = sc.kind(*at) if seen else "empty"
         if kind == "number":

@@ -9,7 +9,8 @@ baseline on the metric that baseline is read against (formula top-1 for the rule
 top-1 for the prior), pooled and per workbook, each with its interval; `formula_top1_gaps`
 keeps the pooled formula top-1 gap to the rules alone (the report's notes). In the sheet
 setting the model's `copy_ceiling` is the share of test targets that some copy candidate gets
-right: what a perfect copy head would reach without writing anything.
+right: what a perfect copy head would reach without writing anything. The prior's entry also
+lists its ranked `sketches` (prefix tokens, most frequent first).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from fortap.encoding.example import Example
-from fortap.evaluation.metrics import formula_metrics
+from fortap.evaluation.metrics import formula_metrics, sketch_key
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
 from fortap.tasks.formula_prediction.evaluate import PRIOR, predict, sketch_prior
@@ -59,6 +60,8 @@ def compare(
         metrics["formula_top1_per_book"] = metrics["by_workbook"]["formula_top1"]["per_book"]
         metrics["books"] = len(set(books))
         systems[name] = metrics
+    if PRIOR in ranked:  # what the prior guesses, so a later bench can score it on other targets
+        systems[PRIOR]["sketches"] = [" ".join(sketch_key(g.sketch)) for g in ranked[PRIOR][0]]
     gaps = {name: {metric: metric_gap(tallies["model"], tallies[name], metric)}
             for name, metric in GAP_METRIC.items() if name in tallies}  # fmt: skip
     systems["model"]["gaps"] = gaps

@@ -1,0 +1,216 @@
+"""Induced candidates: formulas that the values next to the target already obey.
+
+With no formula visible (the paper setting) the values that formulas computed still are. An
+*anchor* is a number within `REACH` cells of the target in its row or column. A template
+*explains* an anchor when, placed at the anchor, it computes the anchor's value from the visible
+numbers around it:
+- an aggregate (`SUM`, `AVERAGE`) of a contiguous run of numbers directly above, below, left or
+  right of the anchor, of any length from 2;
+- one cell of the anchor's row or column (`=B5`);
+- two cells of the anchor's row, or two of its column, joined by `+`, `-`, `*` or `/`;
+- one such cell and a constant (`=B5*0.8`, `=B5/1000`, `=A7+1`), proposed only when at least two
+  anchors agree on the constant, written with at most 6 significant digits.
+Templates are relative (R1C1), so one that explains several anchors along a line is a dragged
+block seen through its values. Every template that explains an anchor is moved to the target
+and proposed. Features: how many anchors of the target's row and of its column it explains, the
+nearest one's distance, how many templates explain that anchor (ambiguity), whether the moved
+formula's cells hold numbers, and the template's kind.
+
+Hidden cells, the target included, count as empty: nothing reads the target's value. Values equal
+within a relative 1e-9; anchors that are 0 explain nothing (everything computes 0 somewhere).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fortap.sheet.model import a1
+from fortap.suggest.context import BookContext, Place, Target
+
+REACH = 4  # anchors: numbers this close to the target in its row or column
+LINE = 8  # a pair's cells: this close to the anchor in its row or column
+MAX_RUN = 200  # longest aggregate run tried
+KEEP = 24  # at most this many induced candidates per target (most supported first)
+AGGREGATES = ("SUM", "AVERAGE")
+OPS = ("+", "-", "*", "/")
+KINDS = {"SUM": 0, "AVERAGE": 1, "ref": 2, "+": 3, "-": 4, "*": 5, "/": 6}
+KINDS |= {"+k": 7, "-k": 8, "*k": 9, "/k": 10}
+CONSTANT = ("+k", "-k", "*k", "/k")
+SIDES = {"above": (-1, 0), "below": (1, 0), "left": (0, -1), "right": (0, 1)}
+
+Template = tuple  # (kind, offsets...) relative to the anchor; see `_explain`
+
+
+def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
+    from fortap.suggest.candidates import Candidate
+
+    sc = ctx.sheets[target.sheet]
+    sheet = sc.sheet
+    r, c = target.row, target.col
+
+    def value(row: int, col: int) -> float | None:
+        if row < 0 or col < 0 or (target.sheet, row, col) in hidden:
+            return None
+        cell = sheet.cell(row, col)
+        if cell.kind != "number" or isinstance(cell.value, bool):
+            return None
+        v = float(cell.value)  # type: ignore[arg-type]
+        return v if math.isfinite(v) else None
+
+    found: dict[Template, dict] = {}
+    for axis, (dr, dc) in (("row", (0, 1)), ("col", (1, 0))):
+        for d in (k for k in range(-REACH, REACH + 1) if k):
+            at = (r + dr * d, c + dc * d)
+            v = value(*at)
+            if v is None or v == 0.0:
+                continue
+            explained = _explain(value, at, v)
+            for tpl in explained:
+                rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 1e9})
+                rec[axis] += 1
+                rec["near"] = min(rec["near"], abs(d))
+                rec["amb"] = min(rec["amb"], len(explained))
+    out = []
+    for tpl, rec in found.items():
+        if tpl[0] in CONSTANT and rec["row"] + rec["col"] < 2:
+            continue
+        text, cells = _at(tpl, r, c)
+        if text is None:
+            continue
+        landed = sum(value(*x) is not None for x in cells) / len(cells)
+        feats = {
+            "ind_row": float(rec["row"]),
+            "ind_col": float(rec["col"]),
+            "ind_support": float(rec["row"] + rec["col"]),
+            "ind_near": float(rec["near"]),
+            "ind_log_amb": math.log(rec["amb"]),
+            "ind_kind": float(KINDS[tpl[0]]),
+            "ind_landed": landed,
+            "ind_reading": float(_reading_order(tpl)),
+            "ind_log_span": math.log1p(_span(tpl)),
+        }
+        n = rec["row"] + rec["col"]
+        what = f"computes the values of {n} neighbouring cell{'s' * (n > 1)}"
+        out.append(Candidate(text, "induced", what, feats))
+    return by_strength(out)[:KEEP]
+
+
+def by_strength(cands) -> list:
+    """The induced among `cands`, the hand order without learning: most anchors explained first,
+    then the nearest, the least ambiguous and the simplest kind (`KINDS` order)."""
+
+    def strength(cand) -> tuple:
+        f = cand.features
+        return (-f["ind_support"], f["ind_near"], f["ind_log_amb"], f["ind_kind"])
+
+    return sorted((c for c in cands if "ind_support" in c.features), key=strength)
+
+
+def _explain(value, at: tuple[int, int], v: float) -> list[Template]:
+    """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers."""
+    out: list[Template] = []
+    ar, ac = at
+    for dr, dc in SIDES.values():
+        run = []
+        for k in range(1, MAX_RUN + 1):
+            x = value(ar + dr * k, ac + dc * k)
+            if x is None:
+                break
+            run.append(x)
+        if len(run) < 2:
+            continue
+        sums = np.cumsum(run)  # (n,)
+        n = np.arange(1, len(run) + 1)
+        for fn, agg in (("SUM", sums), ("AVERAGE", sums / n)):
+            for k in np.flatnonzero(_close(agg, v))[:4]:
+                if k >= 1:
+                    far = int(k) + 1
+                    out.append((fn, dr, dc, dr * far, dc * far))
+    for dr, dc in ((0, 1), (1, 0)):  # the anchor's row, then its column
+        spots = [(k * dr, k * dc) for k in range(-LINE, LINE + 1) if k]
+        xs = [(o, value(ar + o[0], ac + o[1])) for o in spots]
+        xs = [(o, x) for o, x in xs if x is not None]
+        offs = [o for o, _ in xs]
+        vals = np.array([x for _, x in xs])  # (m,)
+        for i in np.flatnonzero(_close(vals, v)):
+            out.append(("ref", *offs[i]))
+        for i in np.flatnonzero(vals != 0.0):
+            out += _constants(offs[i], float(vals[i]), v)
+        out += _pairs(xs, v)
+    return out
+
+
+def _pairs(xs: list, v: float) -> list[Template]:
+    """`a op b` = v for two different cells of one line (`xs`: (offset, value) pairs)."""
+    if not xs:
+        return []
+    vals = np.array([x for _, x in xs])  # (m,)
+    a, b = vals[:, None], vals[None, :]  # (m, 1), (1, m)
+    with np.errstate(all="ignore"):
+        results = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}  # each (m, m)
+    out = []
+    for op, res in results.items():
+        hit = _close(res, v)
+        np.fill_diagonal(hit, False)
+        for i, j in zip(*np.nonzero(hit), strict=True):
+            out.append((op, *xs[i][0], *xs[j][0]))
+    return out
+
+
+def _constants(off: tuple[int, int], x: float, v: float) -> list[Template]:
+    """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k."""
+    out = []
+    for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
+        text = _nice(k)
+        if text is not None and (kind in ("*k", "/k") or k > 0):
+            out.append((kind, *off, text))
+    return out
+
+
+def _nice(k: float) -> str | None:
+    """`k` printed with at most 6 significant digits when that is `k` (1e-9 relative)."""
+    if not math.isfinite(k) or k == 0.0 or k == 1.0:
+        return None
+    text = f"{k:.6g}"
+    if "e" in text or abs(float(text) - k) > 1e-9 * abs(k):
+        return None
+    return text
+
+
+def _close(x: np.ndarray, v: float) -> np.ndarray:
+    return np.isfinite(x) & (np.abs(x - v) <= 1e-9 * max(abs(v), 1e-300))
+
+
+def _at(tpl: Template, r: int, c: int) -> tuple[str | None, list[tuple[int, int]]]:
+    """The template's formula text at (r, c) and the cells it reads; None when off the sheet."""
+    kind = tpl[0]
+    if kind in AGGREGATES:
+        _, dr0, dc0, dr1, dc1 = tpl
+        ends = sorted([(r + dr0, c + dc0), (r + dr1, c + dc1)])
+        if min(ends[0]) < 0:
+            return None, []
+        (r0, c0), (r1, c1) = ends
+        cells = [(i, j) for i in range(r0, r1 + 1) for j in range(c0, c1 + 1)]
+        return f"={kind}({a1(r0, c0)}:{a1(r1, c1)})", cells
+    if kind in CONSTANT:
+        at = (r + tpl[1], c + tpl[2])
+        return (None, []) if min(at) < 0 else (f"={a1(*at)}{kind[0]}{tpl[3]}", [at])
+    offs = [(r + tpl[i], c + tpl[i + 1]) for i in range(1, len(tpl), 2)]
+    if min(min(x) for x in offs) < 0:
+        return None, []
+    if kind == "ref":
+        return f"={a1(*offs[0])}", offs
+    return f"={a1(*offs[0])}{kind}{a1(*offs[1])}", offs
+
+
+def _reading_order(tpl: Template) -> bool:
+    """A pair whose first cell comes first in reading order (top to bottom, left to right)."""
+    if tpl[0] not in OPS:
+        return True  # one cell, or a run
+    return (tpl[1], tpl[2]) < (tpl[3], tpl[4])
+
+
+def _span(tpl: Template) -> int:
+    return max(abs(x) for x in tpl[1:] if isinstance(x, int))

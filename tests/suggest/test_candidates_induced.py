@@ -1,0 +1,86 @@
+from dataclasses import replace
+
+from fortap.sheet.model import Cell
+from fortap.suggest.candidates import generate
+from fortap.suggest.candidates.induced import candidates
+from fortap.suggest.candidates.template import candidates as template_candidates
+from fortap.suggest.context import BookContext, Target
+from tests.suggest.sheets_ranker import book, sheet
+
+
+def computed(text: str, value: float) -> Cell:
+    """A formula cell with the value the spreadsheet program cached for it."""
+    return Cell(value, "number", formula=text)
+
+
+def context(values: dict[str, object], formulas: dict[tuple[int, int], Cell]) -> BookContext:
+    """A one-sheet book ("S") of `values` (as `sheets_ranker.sheet` reads them) and formula
+    cells with their cached values at 0-based (row, col)."""
+    s = sheet("S", values)
+    grid = {**s.cells, **formulas}
+    rows, cols = max(r for r, _ in grid) + 1, max(c for _, c in grid) + 1
+    return BookContext.from_workbook(book(replace(s, n_rows=rows, n_cols=cols, cells=grid)))
+
+
+def change_book(target_value: float = 0.0) -> BookContext:
+    """Jan in B, Feb in C, D = C - B in rows 2-5 (D5 is the target, cached `target_value`)."""
+    values = {
+        "A1": "Item", "B1": "Jan", "C1": "Feb", "D1": "Change",
+        "B2": 1, "C2": 4, "B3": 2, "C3": 7, "B4": 3, "C4": 11, "B5": 5, "C5": 6,
+    }  # fmt: skip
+    block = {(r, 3): computed(f"=C{r + 1}-B{r + 1}", c - b)
+             for r, (b, c) in enumerate(((1, 4), (2, 7), (3, 11)), start=1)}  # fmt: skip
+    return context(values, {**block, (4, 3): computed("=C5-B5", target_value)})
+
+
+TARGET = Target("S", 4, 3)  # D5
+HIDDEN = frozenset({("S", 4, 3)})
+
+
+def test_a_block_seen_through_its_values_is_moved_to_the_target():
+    cands = candidates(change_book(), TARGET, HIDDEN)
+    assert cands[0].formula == "=C5-B5"
+    assert cands[0].features["ind_col"] == 3.0  # D2, D3 and D4 all equal C - B
+    assert cands[0].features["ind_row"] == 0.0
+    assert cands[0].features["ind_near"] == 1.0
+    assert cands[0].reason == "computes the values of 3 neighbouring cells"
+    assert all(c.source == "induced" for c in cands)
+
+
+def test_the_target_value_is_never_read():
+    texts = [c.formula for c in candidates(change_book(0.0), TARGET, HIDDEN)]
+    assert texts == [c.formula for c in candidates(change_book(1.0), TARGET, HIDDEN)]
+
+
+def test_a_constant_needs_two_anchors_that_agree():
+    values = {"A1": 10, "A2": 20, "A3": 40}
+    ctx = context(values, {(0, 1): computed("=A1*0.8", 8.0)})
+    texts = [c.formula for c in candidates(ctx, Target("S", 2, 1), frozenset({("S", 2, 1)}))]
+    assert "=A3*0.8" not in texts  # only B1 says 0.8
+    ctx = context(values, {(0, 1): computed("=A1*0.8", 8.0), (1, 1): computed("=A2*0.8", 16.0)})
+    cands = candidates(ctx, Target("S", 2, 1), frozenset({("S", 2, 1)}))
+    by_text = {c.formula: c for c in cands}
+    assert by_text["=A3*0.8"].features["ind_col"] == 2.0
+    assert by_text["=A3/1.25"].features["ind_col"] == 2.0  # the same constant, divided
+
+
+def test_zero_anchors_and_hidden_cells_explain_nothing():
+    ctx = context({"A1": 0, "A2": 0, "A3": 0, "B3": 0}, {})
+    assert candidates(ctx, Target("S", 2, 1), frozenset({("S", 2, 1)})) == []
+    hidden = HIDDEN | {("S", r, 3) for r in range(1, 4)}  # the whole block: no anchor left
+    assert not [c for c in candidates(change_book(), TARGET, hidden) if c.formula == "=C5-B5"]
+
+
+def test_the_paper_setting_proposes_induced_formulas_and_sees_no_formula():
+    cands = generate(change_book(), TARGET, setting="paper")
+    induced = {c.formula: c for c in cands if c.features.get("src_induced")}
+    assert induced["=C5-B5"].features["ind_col"] == 3.0
+    # the block SUM template stops at a formula only where formulas are seen
+    ctx = context({"A6": "Total", "B1": 1, "B3": 2, "B5": 4}, {(3, 1): computed("=B3", 2.0)})
+    target = Target("S", 5, 1)
+    seen = [
+        c.formula for c in template_candidates(ctx, target, frozenset()) if "across" in c.reason
+    ]
+    blind = template_candidates(ctx, target, frozenset(), formulas_seen=False)
+    assert seen == []  # B4's formula closes the block at once
+    assert "=SUM(B1:B5)" in [c.formula for c in blind if "across" in c.reason]
