@@ -152,7 +152,7 @@ METRICS = ("formula_top1", "formula_top5", "sketch_top1")
 
 def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], list[dict]]:
     """Per system formula top-1 / top-5 and sketch top-1, pooled and per workbook; the gaps of
-    the setting's targets and model - engine."""
+    the setting's targets, model - engine and (paper) engine - the values' hand order."""
     books = [r["book"] for r in rows]
     systems = [k for k in rows[0] if isinstance(rows[0][k], tuple)]
     table, tallies = [], {}
@@ -165,11 +165,8 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
             row[f"{metric}_per_book"] = per_book_mean(tally)
         table.append(row)
     pairs = [(a, b, m) for a, b, m, _ in TARGETS[setting]]
-    pairs += [
-        (a, b, "formula_top1")
-        for a, b in (("model", "engine"),)
-        if (a, b, "formula_top1") not in pairs
-    ]
+    more = [("model", "engine", "formula_top1"), ("engine", VALUES, "formula_top1")]
+    pairs += [p for p in more if p not in pairs]
     gaps = []
     for a, b, metric in pairs:
         if (b, metric) not in tallies:
