@@ -65,3 +65,4 @@ def test_a_tiny_ranker_learns_to_prefer_the_block_and_round_trips_as_text(tmp_pa
 def test_the_shipped_default_ranker_loads():
     ranker = Ranker.load(None)
     assert ranker.feature_names and "rule_pos" in ranker.feature_names
+    assert "src_induced" in ranker.feature_names and "ind_support" in ranker.feature_names

@@ -51,17 +51,12 @@ def test_sheet_examples_show_other_formulas_as_tokens_and_list_copies(tokenizer)
     assert copies_of(d4) == {"C4": (True, 2), "B4": (True, 2), "D3": (False, 2), "D2": (False, 2)}
     features = {c["source"]: c["features"] for c in d3.targets[FP_KEY]["copies"]}
     # shares on numbers, empty, text, off the table, the target; sketch length / 10; cells
-    # sharing the source's R1C1, log1p / 5; the fill rule's pick; its place in the fill order;
-    # the runs of the source's R1C1 from the target toward the source and away, log1p / 5.
+    # sharing the source's R1C1, log1p / 5; the fill rule's pick; its place in the fill order.
     # D2 copied: =B3+C3 reads two numbers (+, B3, C3), R1C1 shared by D2 and D3, the cell above
-    # (fill's pick), a run of 1 (D2) toward it; D4 copied up: =SUM(D1:D2) reads the text "total"
-    # in D1 and the number in D2 (SUM, D1, D2), R1C1 shared by B4, C4 and D4, second in the
-    # fill order (below), a run of 1 (D4) toward it and none beyond the target (D2 differs)
-    run = math.log(2) / 5
-    assert features["D2"] == pytest.approx([1, 0, 0, 0, 0, 0.3, math.log(3) / 5, 1, 0, run, 0])
-    assert features["D4"] == pytest.approx(
-        [0.5, 0, 0.5, 0, 0, 0.3, math.log(4) / 5, 0, 0.1, run, 0]
-    )
+    # (fill's pick); D4 copied up: =SUM(D1:D2) reads the text "total" in D1 and the number in
+    # D2 (SUM, D1, D2), R1C1 shared by B4, C4 and D4, second in the fill order (below)
+    assert features["D2"] == pytest.approx([1, 0, 0, 0, 0, 0.3, math.log(3) / 5, 1, 0])
+    assert features["D4"] == pytest.approx([0.5, 0, 0.5, 0, 0, 0.3, math.log(4) / 5, 0, 0.1])
 
 
 def test_paper_examples_have_no_copies_and_show_values(tokenizer):
@@ -199,20 +194,3 @@ def test_written_candidates_with_placeholders_are_left_out_of_a_sheet_ranking(
     assert all(info["source"].startswith("copy:") for one in ranked for _, info in one)
     assert all(len(one) == len({c["text"] for c in ex.targets[FP_KEY]["copies"]})
                for one, ex in zip(ranked, examples, strict=True))  # fmt: skip
-
-
-def test_block_runs_count_a_block_through_the_target():
-    from fortap.formula import parse_formula
-    from fortap.tasks.formula_prediction.copies import block_runs
-
-    def at(text, rc):
-        return parse_formula(text, "S", rc)
-
-    row = 4  # C5:G5 total the rows above; the target is E5
-    cells = {
-        (row, c): at(f"=SUM({'CDEFG'[c - 2]}1:{'CDEFG'[c - 2]}4)", (row, c)) for c in range(2, 7)
-    }
-    cells[(row, 7)] = at("=H1", (row, 7))  # H5 breaks the block
-    assert block_runs(cells, (row, 4), (row, 3)) == (2, 2)  # toward D5: D5, C5; away: F5, G5
-    assert block_runs(cells, (row, 4), (row, 7)) == (0, 0)  # H5's R1C1: F5 is not it
-    assert block_runs(cells, (row, 4), (row - 1, 3)) == (0, 0)  # off the target's lines

@@ -10,12 +10,9 @@ candidate j (a shown formula cell) against writing a new formula:
 f is the target's `[SEP]` state, e_j the candidate's, (dr_j, dc_j) its offset from the target
 (clipped to +-`max_offset`, so "the cell above" is learned once), and a_j = log(1 + number of
 candidates whose copy is the same formula): agreement is what the fill rule cannot weigh. Each
-candidate also carries numbers x_j (where its copy's references land: on numbers, empty or text
-cells, off the table, on the target; its length; how many table cells share its source's R1C1;
-its place in the fill rule's order; and, from `FEATURES` on, the run of cells sharing that R1C1
-from the target toward the source and away from it: a dragged block through the target). A
-head built with `features` = n reads the first n of them (heads trained before the block
-numbers read `LEGACY_FEATURES`). They enter its key (V x_j) and, with
+candidate also carries `FEATURES` numbers x_j (where its copy's references land: on numbers,
+empty or text cells, off the table, on the target; its length; how many table cells share its
+source's R1C1; its place in the fill rule's order), which enter its key (V x_j) and, with
 a_j, the offset and whether the candidate shares the target's row or column, a small network
 g whose output is added to the score: the fill rule's knowledge as numbers, with the
 interactions a linear term cannot weigh ("the cell above, and its copy reads numbers").
@@ -31,29 +28,23 @@ import torch
 from torch import nn
 
 MASKED = -1e9  # score of a cell that is not a copy candidate
-FEATURES = 11  # numbers per candidate (`fortap.tasks.formula_prediction.copies.copy_targets`)
-LEGACY_FEATURES = 9  # what heads trained before the dragged-block numbers read
+FEATURES = 9  # numbers per candidate (`fortap.tasks.formula_prediction.copies.copy_targets`)
 SCORE_HIDDEN = 64  # width of the small network that scores a candidate's numbers
 
 
 class CopyHead(nn.Module):
-    def __init__(
-        self, hidden: int, max_offset: int, init_std: float, features: int = FEATURES
-    ) -> None:
+    def __init__(self, hidden: int, max_offset: int, init_std: float) -> None:
         super().__init__()
-        if not 1 <= features <= FEATURES:
-            raise ValueError(f"CopyHead: features must be in 1..{FEATURES}, got {features}")
         self.max_offset = max_offset
-        self.features = features
         self.query = nn.Linear(hidden, hidden)
         self.key = nn.Linear(hidden, hidden)
         self.offset_rows = nn.Embedding(2 * max_offset + 1, hidden)
         self.offset_cols = nn.Embedding(2 * max_offset + 1, hidden)
         self.agree = nn.Parameter(torch.zeros(hidden))
         self.write = nn.Linear(hidden, 1)
-        self.feature_key = nn.Linear(features, hidden)
+        self.feature_key = nn.Linear(FEATURES, hidden)
         self.feature_score = nn.Sequential(  # the numbers alone, with their interactions
-            nn.Linear(features + 5, SCORE_HIDDEN), nn.GELU(), nn.Linear(SCORE_HIDDEN, 1)
+            nn.Linear(FEATURES + 5, SCORE_HIDDEN), nn.GELU(), nn.Linear(SCORE_HIDDEN, 1)
         )  # fmt: skip
         parts = (self.query, self.key, self.offset_rows, self.offset_cols, self.write,
                  self.feature_key)  # fmt: skip
@@ -72,7 +63,6 @@ class CopyHead(nn.Module):
         mask: torch.Tensor,  # (B, C) True on copy candidates
     ) -> torch.Tensor:
         """(B, C + 1) scores: one per cell, then "write" in the last column."""
-        features = features[..., : self.features]  # (B, C, F) the numbers this head reads
         m = self.max_offset
         at = offsets.clamp(-m, m) + m  # (B, C, 2)
         votes = torch.log1p(agree)[..., None]  # (B, C, 1)
@@ -87,7 +77,7 @@ class CopyHead(nn.Module):
         scores = torch.einsum("bd,bcd->bc", query, keys) / math.sqrt(query.shape[-1])  # (B, C)
         place = offsets.float().clamp(-m, m) / m  # (B, C, 2)
         lines = (offsets == 0).float()  # (B, C, 2) same row, same column
-        numbers = torch.cat([features, votes, place, lines], -1)  # (B, C, F + 5)
+        numbers = torch.cat([features, votes, place, lines], -1)  # (B, C, FEATURES + 5)
         scores = scores + self.feature_score(numbers)[..., 0]  # (B, C)
         scores = scores.masked_fill(~mask, MASKED)
         return torch.cat([scores, self.write(formula_state)], -1)  # (B, C + 1)

@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from fortap.formula.tokens import FORMULA_VOCAB
-from fortap.model.copy_head import FEATURES, LEGACY_FEATURES, CopyHead
+from fortap.model.copy_head import CopyHead
 
 VOCAB = len(FORMULA_VOCAB)  # V = 41
 PAD = VOCAB  # embedding row of padding steps (never predicted)
@@ -55,13 +55,8 @@ class DecoderConfig:
     pointer_feedback: bool = True  # feed the previously pointed cell to the range decoder
     max_offset: int = 16  # offsets beyond +-this share the outermost embedding
     copy: bool = False  # a copy head (the sheet setting): copy a shown formula or write one
-    copy_features: int = LEGACY_FEATURES  # numbers per copy candidate the head reads (up to 11)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.copy_features <= FEATURES:
-            raise ValueError(
-                f"DecoderConfig.copy_features must be in 1..{FEATURES}, got {self.copy_features}"
-            )
         for name in ("layers", "heads", "max_offset"):
             if getattr(self, name) < 1:
                 raise ValueError(f"DecoderConfig.{name} must be >= 1, got {getattr(self, name)}")
@@ -98,9 +93,7 @@ class FormulaDecoder(nn.Module):
         self.offset_rows = nn.Embedding(offsets, hidden) if cfg.relative_pointer else None
         self.offset_cols = nn.Embedding(offsets, hidden) if cfg.relative_pointer else None
         self._init_weights()
-        self.copy_head = (
-            CopyHead(hidden, cfg.max_offset, cfg.init_std, cfg.copy_features) if cfg.copy else None
-        )
+        self.copy_head = CopyHead(hidden, cfg.max_offset, cfg.init_std) if cfg.copy else None
 
     def _init_weights(self) -> None:
         parts = (self.embed, self.sketch_out, self.range_query, self.offset_rows, self.offset_cols)

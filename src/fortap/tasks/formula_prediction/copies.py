@@ -12,8 +12,7 @@ the formula cells of the input (at most `MAX_COPIES`, nearest first), each as
 - `agree`: how many candidates give the same copy (itself included), a vote the head reads;
 - `features`: where the copy's references land (`copy_features`), how many formula cells of
   the table share the source's R1C1 (a dragged block; log-scaled), whether the source is the
-  fill rule's pick, its place in the fill rule's order (`fill_order`), and the runs of cells
-  sharing the source's R1C1 from the target toward the source and away from it (`block_runs`);
+  fill rule's pick, and its place in the fill rule's order (`fill_order`);
 - `sketch`, `ranges`, `source`, `text`: the copy as a guess, the A1 address it was copied
   from, and its Excel text (constants and all).
 
@@ -88,8 +87,7 @@ def copy_targets(
         guess = Guess(filled.sketch, filled.ranges)
         key = formula_key(guess)
         features = [*copy_features(table, rc, filled), math.log1p(shared[source.r1c1]) / 5,
-                    float(rank[at] == 0), min(rank[at], 10) / 10,
-                    *(math.log1p(n) / 5 for n in block_runs(cells, rc, at))]  # fmt: skip
+                    float(rank[at] == 0), min(rank[at], 10) / 10]  # fmt: skip
         out.append({"cell": ids[at], "ok": key == gold_key, "key": key, "sketch": list(guess.sketch),
                     "ranges": [list(r) for r in guess.ranges], "source": a1(*sheet_rc(table, at)),
                     "text": filled.text, "features": features})  # fmt: skip
@@ -99,28 +97,8 @@ def copy_targets(
     return out
 
 
-def block_runs(cells: Mapping[RC, Formula | None], rc: RC, at: RC) -> tuple[int, int]:
-    """How many cells in a row share the R1C1 of source `at`, walking from target `rc` toward
-    `at` and away from it: a block dragged through (or up to) the target. (0, 0) for a source
-    off the target's row and column."""
-    if at[0] != rc[0] and at[1] != rc[1]:
-        return 0, 0
-    own = cells[at].r1c1  # type: ignore[union-attr]
-    step = ((at[0] > rc[0]) - (at[0] < rc[0]), (at[1] > rc[1]) - (at[1] < rc[1]))
-    runs = []
-    for sign in (1, -1):
-        n = 0
-        while True:
-            f = cells.get((rc[0] + sign * step[0] * (n + 1), rc[1] + sign * step[1] * (n + 1)))
-            if f is None or f.r1c1 != own:
-                break
-            n += 1
-        runs.append(n)
-    return runs[0], runs[1]
-
-
 def copy_features(table: Table, rc: RC, copy: Formula) -> list[float]:
-    """Six numbers about a copy at target `rc`: the shares of its references on number,
+    """`FEATURES` numbers about a copy at target `rc`: the shares of its references on number,
     empty and text cells, off the table, and on the target itself; its sketch length / 10. A
     total moved onto a column of numbers reads numbers; one moved past the table's edge reads
     empty cells."""
