@@ -3,6 +3,9 @@ the LightGBM-ranked engine, compared on the same cells with the same metric.
 
     .venv/bin/python bench/fp_vs_engine.py OUT [--setting sheet|paper] [--ranker DIR] [--json PATH]
 
+`--setting` must be the run's own (`config.data.setting` in its `metrics.json`; sheet when the
+run does not say), so that the model and the engine see the same formulas.
+
 OUT is a finished run or an evaluation of one (`fortap finetune|evaluate formula-prediction ...
 -o OUT`): its `predictions.jsonl` names each test target (workbook file, sheet, cell) with the
 model's ranked candidates and the gold's prefix. Each workbook is read once
@@ -65,8 +68,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--setting",
         choices=SETTINGS,
-        default="sheet",
-        help="what the engine sees: the sheet's other formulas, or none (paper)",
+        help="what the engine sees: the sheet's other formulas, or none (paper); default and "
+        "only choice: the run's own setting",
     )
     p.add_argument("--ranker", help="ranker folder (default: the one shipped with fortap)")
     p.add_argument("--json", help="write results and targets here")
@@ -152,7 +155,7 @@ METRICS = ("formula_top1", "formula_top5", "sketch_top1")
 
 def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], list[dict]]:
     """Per system formula top-1 / top-5 and sketch top-1, pooled and per workbook; the gaps of
-    the setting's targets, model - engine and (paper) engine - the values' hand order."""
+    the setting's targets, model - engine and (paper) engine - the values' hand order - AutoSum."""
     books = [r["book"] for r in rows]
     systems = [k for k in rows[0] if isinstance(rows[0][k], tuple)]
     table, tallies = [], {}
@@ -165,7 +168,8 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
             row[f"{metric}_per_book"] = per_book_mean(tally)
         table.append(row)
     pairs = [(a, b, m) for a, b, m, _ in TARGETS[setting]]
-    more = [("model", "engine", "formula_top1"), ("engine", VALUES, "formula_top1")]
+    more = [("model", "engine", "formula_top1"), ("engine", VALUES, "formula_top1"),
+            (VALUES, "AutoSum", "formula_top1")]  # fmt: skip
     pairs += [p for p in more if p not in pairs]
     gaps = []
     for a, b, metric in pairs:
@@ -180,25 +184,41 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
 
 def targets_of(gaps: list[dict], setting: str) -> list[dict]:
     """The setting's targets from the measured gaps: the gap reaches its least value and, where
-    that is above 0, its interval is above 0 too."""
+    that is above 0, its interval is above 0 too. A target whose baseline was not measured (no
+    prior listed) is there, not met, with value None."""
     out = []
     for a, b, metric, least in TARGETS[setting]:
-        for g in gaps:
-            if (g["system"], g["minus"], g["metric"]) != (a, b, metric):
-                continue
-            mode = "pooled" if g["mode"] == "pooled" else "per workbook"
-            met = g["gap"] >= least and (least <= 0 or g["low"] > 0)
-            name = f"{a} {metric.replace('_', ' ')} - {b} >= {100 * least:+.0f} points, {mode}"
+        for mode in ("pooled", "per_book"):
+            name = f"{a} {metric.replace('_', ' ')} - {b} >= {100 * least:+.0f} points, "
+            name += "pooled" if mode == "pooled" else "per workbook"
             if least > 0:
                 name += ", interval > 0"
-            out.append({"name": name, "value": g["gap"], "target": least, "met": met})
+            key = (a, b, metric, mode)
+            g = next(
+                (g for g in gaps if (g["system"], g["minus"], g["metric"], g["mode"]) == key), None
+            )
+            met = g is not None and g["gap"] >= least and (least <= 0 or g["low"] > 0)
+            value = None if g is None else g["gap"]
+            out.append({"name": name, "value": value, "target": least, "met": met})
     return out
+
+
+def run_setting(run: Path) -> str:
+    """The setting a formula-prediction run was made in (sheet when its metrics do not say)."""
+    path = run / "metrics.json"
+    config = json.loads(path.read_text()).get("config", {}) if path.exists() else {}
+    return config.get("data", {}).get("setting", "sheet")
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
     console = Console(width=max(Console().width, 160))
     ranker = Ranker.load(Path(args.ranker) if args.ranker else None)
+    setting = run_setting(Path(args.run))
+    if args.setting not in (None, setting):
+        raise SystemExit(f"{args.run}: a {setting}-setting run; --setting {args.setting} would "
+                         "show the engine other formulas than the model saw")  # fmt: skip
+    args.setting = setting
     rows, read = score(Path(args.run), ranker, args.setting)
     if not rows:
         raise SystemExit(
@@ -225,7 +245,8 @@ def main(argv=None) -> None:
         console.print("no sketch prior: the run's metrics.json does not list its sketches")
     targets = targets_of(gaps, args.setting)
     for t in targets:
-        console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: {100 * t['value']:+.1f}")
+        shown = "not measured" if t["value"] is None else f"{100 * t['value']:+.1f}"
+        console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: {shown}")
     if args.json:
         results = table + [{"gap": g} for g in gaps] + [{"read": read}]
         Path(args.json).write_text(json.dumps({"results": results, "targets": targets}, indent=1))

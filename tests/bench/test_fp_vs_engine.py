@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
+
 from bench import fp_vs_engine
 from fortap.corpus.split import book_key
 from fortap.model.formula_decoder import DecoderConfig
@@ -59,6 +61,10 @@ def test_the_model_and_the_engine_are_scored_on_the_same_targets(tmp_path, monke
     assert (
         rows["engine"]["formula_top1"] == 1.0
     )  # D and E of the test book: filled from a neighbour
+    with pytest.raises(
+        SystemExit, match="sheet-setting run"
+    ):  # the engine must see what the model saw
+        fp_vs_engine.main([str(tmp_path / "run"), "--setting", "paper"])
     names = [t["name"] for t in result["targets"]]
     assert names == ["model formula top1 - engine >= +0 points, pooled",
                      "model formula top1 - engine >= +0 points, per workbook"]  # fmt: skip

@@ -48,8 +48,12 @@ def test_a_block_seen_through_its_values_is_moved_to_the_target():
 
 
 def test_the_target_value_is_never_read():
+    # 11 would make D5 = C4 and = B5 + B5 + 1 ...; whatever it holds, nothing changes, even
+    # when the caller forgets to hide the target
     texts = [c.formula for c in candidates(change_book(0.0), TARGET, HIDDEN)]
-    assert texts == [c.formula for c in candidates(change_book(1.0), TARGET, HIDDEN)]
+    for value in (1.0, 11.0, 123.0):
+        assert texts == [c.formula for c in candidates(change_book(value), TARGET, HIDDEN)]
+        assert texts == [c.formula for c in candidates(change_book(value), TARGET, frozenset())]
 
 
 def test_a_constant_needs_two_anchors_that_agree():
@@ -64,6 +68,25 @@ def test_a_constant_needs_two_anchors_that_agree():
     assert by_text["=A3/1.25"].features["ind_col"] == 2.0  # the same constant, divided
 
 
+def test_constants_added_and_plainly_written():
+    values = {"A1": 1, "A2": 2, "A3": 3, "C1": 2e6, "C2": 4e6, "C3": 5e6}
+    formulas = {(0, 1): computed("=A1+1", 2.0), (1, 1): computed("=A2+1", 3.0),  # B: A + 1
+                (0, 3): computed("=C1/1000000", 2.0), (1, 3): computed("=C2/1000000", 4.0)}  # fmt: skip
+    ctx = context(values, formulas)
+    texts = [c.formula for c in candidates(ctx, Target("S", 2, 1), frozenset())]
+    assert "=A3+1" in texts
+    texts = [c.formula for c in candidates(ctx, Target("S", 2, 3), frozenset())]
+    assert "=C3/1000000" in texts  # not 1e+06
+
+
+def test_a_pair_never_uses_one_cell_twice():
+    # B1 = 8 = A1 + A1 and B2 = 6 = A2 + A2: only pairs of two different cells may explain them
+    ctx = context({"A1": 4, "A2": 3, "A3": 5}, {(0, 1): computed("=A1*2", 8.0),
+                                                (1, 1): computed("=A2*2", 6.0)})  # fmt: skip
+    texts = [c.formula for c in candidates(ctx, Target("S", 2, 1), frozenset())]
+    assert "=A3+A3" not in texts and "=A3*2" in texts
+
+
 def test_zero_anchors_and_hidden_cells_explain_nothing():
     ctx = context({"A1": 0, "A2": 0, "A3": 0, "B3": 0}, {})
     assert candidates(ctx, Target("S", 2, 1), frozenset({("S", 2, 1)})) == []
@@ -75,6 +98,9 @@ def test_the_paper_setting_proposes_induced_formulas_and_sees_no_formula():
     cands = generate(change_book(), TARGET, setting="paper")
     induced = {c.formula: c for c in cands if c.features.get("src_induced")}
     assert induced["=C5-B5"].features["ind_col"] == 3.0
+    assert all(c.features["q_log_formulas"] == 0.0 for c in cands)  # no formula is counted
+    sheet = generate(change_book(), TARGET, setting="sheet")
+    assert sheet[0].features["q_log_formulas"] > 0.0
     # the block SUM template stops at a formula only where formulas are seen
     ctx = context({"A6": "Total", "B1": 1, "B3": 2, "B5": 4}, {(3, 1): computed("=B3", 2.0)})
     target = Target("S", 5, 1)
@@ -84,3 +110,6 @@ def test_the_paper_setting_proposes_induced_formulas_and_sees_no_formula():
     blind = template_candidates(ctx, target, frozenset(), formulas_seen=False)
     assert seen == []  # B4's formula closes the block at once
     assert "=SUM(B1:B5)" in [c.formula for c in blind if "across" in c.reason]
+    for setting, found in (("sheet", False), ("paper", True)):  # what `generate` passes on
+        texts = [c.formula for c in generate(ctx, target, setting=setting)]
+        assert ("=SUM(B1:B5)" in texts) is found

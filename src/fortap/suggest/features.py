@@ -63,8 +63,11 @@ def words_of(label: str) -> set[str]:
     return {word for word, p in _PATTERNS.items() if p.search(label)}
 
 
-def query_features(ctx: BookContext, target: Target, hidden: frozenset[Place]) -> dict:
-    """Features of the target's surroundings, the same for all its candidates."""
+def query_features(
+    ctx: BookContext, target: Target, hidden: frozenset[Place], formulas_seen: bool = True
+) -> dict:
+    """Features of the target's surroundings, the same for all its candidates; without
+    `formulas_seen` (the paper setting) the count of the sheet's formulas is 0."""
     left, above = labels(ctx, target, hidden)
     row_words, col_words = words_of(left), words_of(above)
     sc = ctx.sheets[target.sheet]
@@ -77,7 +80,11 @@ def query_features(ctx: BookContext, target: Target, hidden: frozenset[Place]) -
         "q_up_text": float(up == "text"),
         "q_left_number": float(lf == "number"),
         "q_left_text": float(lf == "text"),
-        "q_log_formulas": math.log1p(len(sc.cells) - _hidden_formulas(sc, target.sheet, hidden)),
+        "q_log_formulas": (
+            math.log1p(len(sc.cells) - _hidden_formulas(sc, target.sheet, hidden))
+            if formulas_seen
+            else 0.0
+        ),
         "q_row": float(target.row),
         "q_col": float(target.col),
     }

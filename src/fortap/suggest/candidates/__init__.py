@@ -52,8 +52,8 @@ def generate(
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
     formula of the workbook is visible, so only templates, induction from values (and the model)
-    propose. `model`: a
-    loaded `model.ModelSource`, or None for no model candidates."""
+    propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
+    no model candidates."""
     from fortap.suggest.candidates import book, copy, induced, keyed, sibling, template, verbatim
     from fortap.suggest.features import query_features, rule_positions
 
@@ -68,11 +68,12 @@ def generate(
         raw += keyed.candidates(ctx, target, hidden)
         raw += book.candidates(ctx, target, hidden)
         raw += sibling.candidates(ctx, target, hidden)
-    raw += template.candidates(ctx, target, hidden, formulas_seen=setting != "paper")
+    seen = setting != "paper"  # whether any formula of the workbook is visible
+    raw += template.candidates(ctx, target, hidden, formulas_seen=seen)
     raw += induced.candidates(ctx, target, hidden)
     if model is not None:
         raw += model.candidates(ctx, target, hidden)
-    query = query_features(ctx, target, hidden)
+    query = query_features(ctx, target, hidden, formulas_seen=seen)
     merged: dict[str, Candidate] = {}
     for cand in raw:
         key = cand.formula.upper().replace(" ", "")  # sources print canonical text

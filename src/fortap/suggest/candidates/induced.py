@@ -13,8 +13,9 @@ numbers around it:
 Templates are relative (R1C1), so one that explains several anchors along a line is a dragged
 block seen through its values. Every template that explains an anchor is moved to the target
 and proposed. Features: how many anchors of the target's row and of its column it explains, the
-nearest one's distance, how many templates explain that anchor (ambiguity), whether the moved
-formula's cells hold numbers, and the template's kind.
+nearest one's distance, the ambiguity of its least ambiguous anchor (how many templates other
+than constants explain that anchor), whether the moved formula's cells hold numbers, and the
+template's kind.
 
 Hidden cells, the target included, count as empty: nothing reads the target's value. Values equal
 within a relative 1e-9; anchors that are 0 explain nothing (everything computes 0 somewhere).
@@ -51,8 +52,8 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
     r, c = target.row, target.col
 
     def value(row: int, col: int) -> float | None:
-        if row < 0 or col < 0 or (target.sheet, row, col) in hidden:
-            return None
+        if row < 0 or col < 0 or (row, col) == (r, c) or (target.sheet, row, col) in hidden:
+            return None  # off the sheet, the target itself, or hidden
         cell = sheet.cell(row, col)
         if cell.kind != "number" or isinstance(cell.value, bool):
             return None
@@ -67,11 +68,12 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             if v is None or v == 0.0:
                 continue
             explained = _explain(value, at, v)
+            rivals = 1 + sum(tpl[0] not in CONSTANT for tpl in explained)
             for tpl in explained:
                 rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 1e9})
                 rec[axis] += 1
                 rec["near"] = min(rec["near"], abs(d))
-                rec["amb"] = min(rec["amb"], len(explained))
+                rec["amb"] = min(rec["amb"], rivals)
     out = []
     for tpl, rec in found.items():
         if tpl[0] in CONSTANT and rec["row"] + rec["col"] < 2:
@@ -163,18 +165,24 @@ def _constants(off: tuple[int, int], x: float, v: float) -> list[Template]:
     """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k."""
     out = []
     for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
+        scaling = kind in ("*k", "/k")
+        if (scaling and k == 1.0) or (not scaling and k <= 0.0):
+            continue  # x*1 is x itself; x-(-k) is written x+k
         text = _nice(k)
-        if text is not None and (kind in ("*k", "/k") or k > 0):
+        if text is not None:
             out.append((kind, *off, text))
     return out
 
 
 def _nice(k: float) -> str | None:
-    """`k` printed with at most 6 significant digits when that is `k` (1e-9 relative)."""
-    if not math.isfinite(k) or k == 0.0 or k == 1.0:
+    """`k` written in plain digits with at most 6 significant ones, when that is `k` (1e-9
+    relative): `0.8`, `1000000`, `0.00001`; None for any other number."""
+    if not math.isfinite(k) or k == 0.0:
         return None
     text = f"{k:.6g}"
-    if "e" in text or abs(float(text) - k) > 1e-9 * abs(k):
+    if "e" in text:
+        text = f"{float(text):.12f}".rstrip("0").rstrip(".")
+    if abs(float(text) - k) > 1e-9 * abs(k):
         return None
     return text
 

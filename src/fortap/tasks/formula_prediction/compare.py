@@ -60,8 +60,8 @@ def compare(
         metrics["formula_top1_per_book"] = metrics["by_workbook"]["formula_top1"]["per_book"]
         metrics["books"] = len(set(books))
         systems[name] = metrics
-    if PRIOR in ranked:  # what the prior guesses, so a later bench can score it on other targets
-        systems[PRIOR]["sketches"] = [" ".join(sketch_key(g.sketch)) for g in ranked[PRIOR][0]]
+    if train is not None:  # what the prior guesses, so a later bench can score it elsewhere
+        systems[PRIOR]["sketches"] = [" ".join(sketch_key(g.sketch)) for g in sketch_prior(train, k)]
     gaps = {name: {metric: metric_gap(tallies["model"], tallies[name], metric)}
             for name, metric in GAP_METRIC.items() if name in tallies}  # fmt: skip
     systems["model"]["gaps"] = gaps
