@@ -123,7 +123,8 @@ def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict]
             gold = keys_at(r["formula"], r["sheet"], row, col) or (r["gold"], "")
             tick = time.perf_counter()
             cands = generate(ctx, target, setting=setting)
-            engine = [c.formula for c, _ in ranker.rank(cands)]
+            ranked = [c for c, _ in ranker.rank(cands)]
+            engine = [c.formula for c in ranked]
             seconds += time.perf_counter() - tick
             out = {"book": r["book"], "sheet": r["sheet"], "cell": r["cell"]}
             m1 = int(r["error"] == "correct")
@@ -134,10 +135,12 @@ def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict]
             out[rules] = hits([c.formula for c in ruled], gold, r["sheet"], row, col)
             if setting == "paper":
                 shown = by_strength(cands)
-                ranked = shown + [c for c in ruled if c not in shown]
-                out[VALUES] = hits([c.formula for c in ranked], gold, r["sheet"], row, col)
+                hand = shown + [c for c in ruled if c not in shown]
+                out[VALUES] = hits([c.formula for c in hand], gold, r["sheet"], row, col)
             if prior is not None:
                 out[PRIOR] = (0, 0, int(prior == gold[1]))
+            first = ranked[0].features if ranked else {}
+            out["engine_first"] = "induced" if first.get("src_induced") else "other"
             out["model_texts"], out["engine_top1"] = (
                 [c["formula"] for c in r["candidates"][:1]],
                 engine[:1],
@@ -180,6 +183,22 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
             gaps.append({"system": a, "minus": b, "metric": metric,
                          "mode": "per_book" if per_book else "pooled", **g})  # fmt: skip
     return table, gaps
+
+
+def by_first_source(rows: list[dict]) -> list[dict]:
+    """The engine's formula and sketch top-1 (and the prior's sketch top-1) on the targets whose
+    first engine candidate is induced, and on the rest: where reading the values decides."""
+    out = []
+    for first in ("induced", "other"):
+        part = [r for r in rows if r["engine_first"] == first]
+        if part:
+            row = {"engine_first": first, "targets": len(part)}
+            for i, metric in enumerate(METRICS):
+                row[metric] = sum(r["engine"][i] for r in part) / len(part)
+            if PRIOR in part[0]:
+                row["prior_sketch_top1"] = sum(r[PRIOR][2] for r in part) / len(part)
+            out.append(row)
+    return out
 
 
 def targets_of(gaps: list[dict], setting: str) -> list[dict]:
@@ -241,6 +260,13 @@ def main(argv=None) -> None:
     console.print(f"workbook sides (suggestion split): {read['sides']}; unreadable: "
                   f"{len(read['unreadable'])}; engine {read['engine_ms_per_target']:.1f} ms per "
                   f"target; {read['seconds']:.0f} s in all")  # fmt: skip
+    split = by_first_source(rows)
+    for b in split:
+        prior = b.get("prior_sketch_top1")
+        console.print(f"engine's first candidate {b['engine_first']}: {b['targets']} targets, "
+                      f"formula top-1 {100 * b['formula_top1']:.1f}, sketch top-1 "
+                      f"{100 * b['sketch_top1']:.1f}"
+                      + ("" if prior is None else f" (prior's sketch top-1 {100 * prior:.1f})"))  # fmt: skip
     if args.setting == "paper" and read["prior"] is None:
         console.print("no sketch prior: the run's metrics.json does not list its sketches")
     targets = targets_of(gaps, args.setting)
@@ -248,7 +274,8 @@ def main(argv=None) -> None:
         shown = "not measured" if t["value"] is None else f"{100 * t['value']:+.1f}"
         console.print(f"{'met' if t['met'] else 'not met'}: {t['name']}: {shown}")
     if args.json:
-        results = table + [{"gap": g} for g in gaps] + [{"read": read}]
+        results = table + [{"gap": g} for g in gaps] + [{"by_first": b} for b in split]
+        results.append({"read": read})
         Path(args.json).write_text(json.dumps({"results": results, "targets": targets}, indent=1))
 
 

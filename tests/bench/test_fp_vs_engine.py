@@ -87,6 +87,10 @@ def test_the_paper_setting_scores_the_engine_against_autosum_and_the_prior(tmp_p
     # the four totals in D (= B + C) are induced from their neighbours' cached values; E's
     # growth cells cache nothing, so nothing shows their formula
     assert rows["engine"]["formula_top5"] == rows["values, hand order"]["formula_top5"] == 0.5
+    split = {
+        b["by_first"]["engine_first"]: b["by_first"] for b in result["results"] if "by_first" in b
+    }
+    assert sum(b["targets"] for b in split.values()) == 8
     names = [t["name"] for t in result["targets"]]
     assert names[0] == "engine formula top1 - AutoSum >= +5 points, pooled, interval > 0"
     assert len(names) == 4

@@ -61,7 +61,9 @@ def compare(
         metrics["books"] = len(set(books))
         systems[name] = metrics
     if train is not None:  # what the prior guesses, so a later bench can score it elsewhere
-        systems[PRIOR]["sketches"] = [" ".join(sketch_key(g.sketch)) for g in sketch_prior(train, k)]
+        systems[PRIOR]["sketches"] = [
+            " ".join(sketch_key(g.sketch)) for g in sketch_prior(train, k)
+        ]
     gaps = {name: {metric: metric_gap(tallies["model"], tallies[name], metric)}
             for name, metric in GAP_METRIC.items() if name in tallies}  # fmt: skip
     systems["model"]["gaps"] = gaps
