@@ -176,8 +176,8 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
     pairs += [p for p in more if p not in pairs]
     gaps = []
     for a, b, metric in pairs:
-        if (b, metric) not in tallies:
-            continue
+        if (a, metric) not in tallies or (b, metric) not in tallies:
+            continue  # a system this setting does not score
         for per_book in (False, True):
             g = bootstrap_gap(tallies[a, metric], tallies[b, metric], per_book=per_book)
             gaps.append({"system": a, "minus": b, "metric": metric,

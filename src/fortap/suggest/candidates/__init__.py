@@ -62,13 +62,13 @@ def generate(
     ctx.sheet(target.sheet)  # unknown sheet -> FortapError
     hidden = hidden | {(target.sheet, target.row, target.col)}
     raw: list[Candidate] = []
-    if setting != "paper":
+    seen = setting != "paper"  # whether any formula of the workbook is visible
+    if seen:
         raw += copy.candidates(ctx, target, hidden)
         raw += verbatim.candidates(ctx, target, hidden)
         raw += keyed.candidates(ctx, target, hidden)
         raw += book.candidates(ctx, target, hidden)
         raw += sibling.candidates(ctx, target, hidden)
-    seen = setting != "paper"  # whether any formula of the workbook is visible
     raw += template.candidates(ctx, target, hidden, formulas_seen=seen)
     raw += induced.candidates(ctx, target, hidden)
     if model is not None:

@@ -140,15 +140,14 @@ def _explain(value, at: tuple[int, int], v: float) -> list[Template]:
             out.append(("ref", *offs[i]))
         for i in np.flatnonzero(vals != 0.0):
             out += _constants(offs[i], float(vals[i]), v)
-        out += _pairs(xs, v)
+        out += _pairs(offs, vals, v)
     return out
 
 
-def _pairs(xs: list, v: float) -> list[Template]:
-    """`a op b` = v for two different cells of one line (`xs`: (offset, value) pairs)."""
-    if not xs:
+def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Template]:
+    """`a op b` = v for two different cells of one line (offsets `offs`, values `vals` (m,))."""
+    if not offs:
         return []
-    vals = np.array([x for _, x in xs])  # (m,)
     a, b = vals[:, None], vals[None, :]  # (m, 1), (1, m)
     with np.errstate(all="ignore"):
         results = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}  # each (m, m)
@@ -157,7 +156,7 @@ def _pairs(xs: list, v: float) -> list[Template]:
         hit = _close(res, v)
         np.fill_diagonal(hit, False)
         for i, j in zip(*np.nonzero(hit), strict=True):
-            out.append((op, *xs[i][0], *xs[j][0]))
+            out.append((op, *offs[i], *offs[j]))
     return out
 
 

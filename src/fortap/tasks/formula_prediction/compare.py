@@ -49,8 +49,9 @@ def compare(
     ranked = {"model": guesses}
     for name, setting in RULE_SYSTEMS.items():
         ranked[name] = evaluate_rules(tables, test, setting, top_k=k, formulas=formulas)[2]
-    if train is not None:
-        ranked[PRIOR] = [sketch_prior(train, k)] * len(test)
+    prior = None if train is None else sketch_prior(train, k)
+    if prior is not None:
+        ranked[PRIOR] = [prior] * len(test)
     books = books_of(test)
     systems, tallies = {}, {}
     for name, guessed in ranked.items():
@@ -60,10 +61,8 @@ def compare(
         metrics["formula_top1_per_book"] = metrics["by_workbook"]["formula_top1"]["per_book"]
         metrics["books"] = len(set(books))
         systems[name] = metrics
-    if train is not None:  # what the prior guesses, so a later bench can score it elsewhere
-        systems[PRIOR]["sketches"] = [
-            " ".join(sketch_key(g.sketch)) for g in sketch_prior(train, k)
-        ]
+    if prior is not None:  # what the prior guesses, so a later bench can score it elsewhere
+        systems[PRIOR]["sketches"] = [" ".join(sketch_key(g.sketch)) for g in prior]
     gaps = {name: {metric: metric_gap(tallies["model"], tallies[name], metric)}
             for name, metric in GAP_METRIC.items() if name in tallies}  # fmt: skip
     systems["model"]["gaps"] = gaps
