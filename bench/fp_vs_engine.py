@@ -55,6 +55,7 @@ from fortap.suggest.ranker import Ranker
 SETTINGS = ("sheet", "paper")
 PRIOR = "sketch prior"
 VALUES = "values, hand order"
+FIRST_SOURCES = ("induced", "common")  # the engine's first candidate, by what proposed it
 # (system, baseline, metric, least gap) of the acceptance targets per setting
 TARGETS = {
     "sheet": [("model", "engine", "formula_top1", 0.0)],
@@ -122,7 +123,7 @@ def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict]
             target = Target(r["sheet"], row, col)
             gold = keys_at(r["formula"], r["sheet"], row, col) or (r["gold"], "")
             tick = time.perf_counter()
-            cands = generate(ctx, target, setting=setting)
+            cands = generate(ctx, target, setting=setting, common=ranker.common)
             ranked = [c for c, _ in ranker.rank(cands)]
             engine = [c.formula for c in ranked]
             seconds += time.perf_counter() - tick
@@ -140,7 +141,7 @@ def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict]
             if prior is not None:
                 out[PRIOR] = (0, 0, int(prior == gold[1]))
             first = ranked[0].features if ranked else {}
-            out["engine_first"] = "induced" if first.get("src_induced") else "other"
+            out["engine_first"] = next((s for s in FIRST_SOURCES if first.get(f"src_{s}")), "other")
             out["model_texts"], out["engine_top1"] = (
                 [c["formula"] for c in r["candidates"][:1]],
                 engine[:1],
@@ -187,9 +188,10 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
 
 def by_first_source(rows: list[dict]) -> list[dict]:
     """The engine's formula and sketch top-1 (and the prior's sketch top-1) on the targets whose
-    first engine candidate is induced, and on the rest: where reading the values decides."""
+    first engine candidate is induced, common (and not induced), and the rest: where reading the
+    values, and what other workbooks write, decide."""
     out = []
-    for first in ("induced", "other"):
+    for first in (*FIRST_SOURCES, "other"):
         part = [r for r in rows if r["engine_first"] == first]
         if part:
             row = {"engine_first": first, "targets": len(part)}

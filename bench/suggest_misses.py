@@ -48,7 +48,10 @@ def classify(ctx: BookContext, target: Target, setting: str, ranker: Ranker) -> 
     """(class, top three ranked candidate texts) of one missed target."""
     gold = gold_text(ctx, target)
     hidden = hidden_for(ctx, target, setting)
-    ranked = [c.formula for c, _ in ranker.rank(generate(ctx, target, hidden, setting))]
+    ranked = [
+        c.formula
+        for c, _ in ranker.rank(generate(ctx, target, hidden, setting, common=ranker.common))
+    ]
     if gold in map(key, ranked):
         return "reached", ranked[:3]
     sc = ctx.sheets[target.sheet]

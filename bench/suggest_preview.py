@@ -44,7 +44,9 @@ def measure_book(path: Path, per_book: int, top: int, baseline: bool) -> dict:
         sug.suggest(t.sheet, cell, top)
         total.append(1e3 * (time.perf_counter() - start))
         # the same call's parts: candidates and ranking, then the previews by each route
-        shortlist = sug.ranker.rank(generate(sug.context, t))[: top + SHORTLIST_EXTRA]
+        shortlist = sug.ranker.rank(generate(sug.context, t, common=sug.ranker.common))[
+            : top + SHORTLIST_EXTRA
+        ]
         for route, sink in (("auto", preview), ("engine", engine)):
             if route == "engine" and not baseline:
                 continue

@@ -286,7 +286,9 @@ def evaluate(
     ] = None,
     split: Annotated[
         str | None,
-        typer.Option(help="formula-suggestion: 'test' side of the workbook split, or 'all'."),
+        typer.Option(
+            help="formula-suggestion: 'test' or 'dev' side of the workbook split, or 'all'."
+        ),
     ] = None,
     ranker: Annotated[
         Path | None, typer.Option(help="formula-suggestion: ranker folder (default: shipped).")

@@ -282,7 +282,7 @@ def test_a_ranker_learns_from_the_model_candidates(book, sheet_folder):
 
     sug = Suggester.open(book, model=sheet_folder)
     targets = [target(cell) for cell in ("D3", "D4", "D5", "E3", "E4", "E5")]
-    groups, labels, _ = examples(sug.context, targets, "sheet", sug.model)
+    groups, labels, _, _ = examples(sug.context, targets, "sheet", sug.model)
     assert groups and all(any(y) for y in labels)
     assert any("model_logp" in row and row.get("src_model") for g in groups for row in g)
     ranker = train_ranker(groups, labels, RankerConfig(rounds=5, min_data_in_leaf=1))

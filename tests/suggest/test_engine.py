@@ -65,6 +65,7 @@ class FixedOrder:
     def __init__(self, *formulas: str, only: bool = False) -> None:
         self.formulas = formulas
         self.only = only  # drop every other candidate
+        self.common = None  # no common table: the candidates of the sheet alone
 
     def rank(self, candidates):
         def key(c):

@@ -23,8 +23,8 @@ def _write(path, n_rows: int) -> None:
 
 def test_evaluate_writes_metrics_per_setting_and_a_report(tmp_path):
     ctx = BookContext.from_workbook(book(sheet("S", sales())))
-    g, y, _ = examples(ctx, targets_of(ctx), "sheet")
-    g2, y2, _ = examples(ctx, targets_of(ctx), "new-formula")
+    g, y, _, _ = examples(ctx, targets_of(ctx), "sheet")
+    g2, y2, _, _ = examples(ctx, targets_of(ctx), "new-formula")
     cfg = RankerConfig(rounds=10, leaves=4, min_data_in_leaf=1)
     train_ranker(g + g2, y + y2, cfg, {"command": "tiny"}).save(tmp_path / "ranker")
     data = tmp_path / "books"
@@ -41,9 +41,13 @@ def test_evaluate_writes_metrics_per_setting_and_a_report(tmp_path):
     # in the sheet setting every target continues a visible block: the rules get them all
     assert m["sheet"]["detail"]["rule_exact_top1"]["pooled"] == 1.0
     assert m["sheet"]["detail"]["recall"]["pooled"] == 1.0
+    for setting in ("sheet", "paper"):  # a right formula has the right sketch
+        d = m[setting]["detail"]
+        assert d["paper_top1"]["pooled"] <= d["sketch_top1"]["pooled"] <= d["sketch_top5"]["pooled"]
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["sheet"]["exact_top1"] == m["sheet"]["exact_top1"]
     assert "## All targets" in (out / "report.md").read_text()
+    assert "sketch top-1" in (out / "report.md").read_text()
     assert (out / "top1.png").exists() and (out / "records.jsonl").exists()
 
 
@@ -55,3 +59,26 @@ def test_one_copy_per_workbook_and_linked_models_share_a_side(tmp_path):
     assert [f.name for f in files] == ["Budget 2003.xlsx", "other.xlsx"]
     sides = {side_of(f"x/{n}.xlsx") for n in ("model", "model2", "rangearrayformulaesa")}
     assert len(sides) == 1
+
+
+def test_train_ranker_saves_the_common_table_with_the_ranker(tmp_path):
+    from fortap.suggest.ranker import Ranker
+    from fortap.suggest.train import TrainConfig, train
+
+    names = (f"book_{i}.xlsx" for i in range(200))
+    chosen = [n for n in names if side_of(tmp_path / n) == "train"][:4]
+    for i, name in enumerate(chosen):
+        _write(tmp_path / name, 4 + i)
+    tiny = RankerConfig(rounds=5, leaves=4, min_data_in_leaf=1)
+    cfg = TrainConfig(per_book=10, ranker=tiny, common=True, sketch_label=("paper",))
+    info = train([tmp_path], tmp_path / "ranker", cfg)
+    # targets: the first five change cells per column and the two totals: 6 + 7 + 7 + 7
+    assert info["books"] == 4 and info["counts"]["paper"]["targets"] == 27
+    # each book sees the other three: =RC[-1]-RC[-2] (C - B) is still written by 3 of them
+    ranker = Ranker.load(tmp_path / "ranker")
+    assert ranker.common is not None and ranker.common.formulas["=RC[-1]-RC[-2]"] == 4
+    assert "src_common" in ranker.feature_names and "cm_log_books" in ranker.feature_names
+    assert info["counts"]["paper"]["queries"] >= info["counts"]["paper"]["with_gold"]
+    plain = train([tmp_path], tmp_path / "plain", TrainConfig(per_book=10, ranker=tiny))
+    assert Ranker.load(tmp_path / "plain").common is None  # off by default: no common.json
+    assert plain["counts"]["paper"]["queries"] == plain["counts"]["paper"]["with_gold"]

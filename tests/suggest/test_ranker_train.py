@@ -44,8 +44,8 @@ def test_a_tiny_ranker_learns_to_prefer_the_block_and_round_trips_as_text(tmp_pa
             cells |= {f"B{r}": r, f"C{r}": 2 * r, f"D{r}": f"=C{r}-B{r}"}
         ctx = _ctx(cells)
         targets = [Target("S", r - 1, 3) for r in range(2, n + 2)]
-        g, y, missed = examples(ctx, targets, "sheet")
-        assert missed == 0
+        g, y, missed, unused = examples(ctx, targets, "sheet")
+        assert missed == 0 and unused == 0
         groups += g
         labels += y
     cfg = RankerConfig(rounds=20, leaves=4, min_data_in_leaf=1)

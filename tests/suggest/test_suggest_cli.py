@@ -197,11 +197,15 @@ def test_missing_ranker_and_model(book, tmp_path):
 
 
 def test_train_ranker_rejects_unknown_settings(tmp_path):
+    head = (
+        "error: --settings and --sketch-label must list sheet, new-formula or paper, --per-book "
+        "be >= 1 and --side train or dev"
+    )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--settings", "bogus") == (
-        "error: --settings must list sheet, new-formula or paper, --per-book be >= 1 and "
-        "--side train or dev (got 'bogus', 60, 'train')"
+        f"{head} (got 'bogus', '', 60, 'train')"
     )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--side", "test") == (
-        "error: --settings must list sheet, new-formula or paper, --per-book be >= 1 and "
-        "--side train or dev (got 'sheet,new-formula,paper', 60, 'test')"
+        f"{head} (got 'sheet,new-formula,paper', '', 60, 'test')"
     )
+    bad = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--sketch-label", "papr")
+    assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 'train')"

@@ -126,19 +126,42 @@ def train_ranker_command(
     side: Annotated[
         str, typer.Option(help="Side of the workbook split to learn from: train or dev.")
     ] = "train",
+    common: Annotated[
+        bool,
+        typer.Option(
+            help="Also learn the formulas many workbooks write (R1C1, saved as common.json) "
+            "and propose them as candidates."
+        ),
+    ] = False,
+    sketch_label: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated settings in which a candidate with the gold's sketch alone "
+            "counts as half right (e.g. paper); none by default."
+        ),
+    ] = "",
 ) -> None:
     """Train the suggestion ranker (LightGBM lambdarank) leave-one-out on one side's workbooks."""
     from fortap.errors import FortapError
     from fortap.suggest.train import TrainConfig, train
 
     chosen = tuple(s.strip() for s in settings.split(",") if s.strip())
-    unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
+    sketched = tuple(s.strip() for s in sketch_label.split(",") if s.strip())
+    unknown = [s for s in chosen + sketched if s not in ("sheet", "new-formula", "paper")]
     if unknown or not chosen or per_book < 1 or side not in ("train", "dev"):
         raise FortapError(
-            f"--settings must list sheet, new-formula or paper, --per-book be >= 1 and --side "
-            f"train or dev (got {settings!r}, {per_book}, {side!r})"
+            f"--settings and --sketch-label must list sheet, new-formula or paper, --per-book be "
+            f">= 1 and --side train or dev (got {settings!r}, {sketch_label!r}, {per_book}, "
+            f"{side!r})"
         )
-    cfg = TrainConfig(per_book=per_book, settings=chosen, side=side, model=model)
+    cfg = TrainConfig(
+        per_book=per_book,
+        settings=chosen,
+        side=side,
+        model=model,
+        common=common,
+        sketch_label=sketched,
+    )
     info = train(paths, out, cfg)
     typer.echo(
         f"ranker written to {out}: {info['queries']} queries from {info['books']} workbooks "

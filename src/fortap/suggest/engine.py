@@ -113,7 +113,12 @@ class Suggester:
         name = str(self.path)
         arg = parse_cell(cell, name)
         host = locate(arg, sheet, self.workbook.sheets, name)
-        candidates = generate(self.context, Target(host.name, arg.row, arg.col), model=self.model)
+        candidates = generate(
+            self.context,
+            Target(host.name, arg.row, arg.col),
+            model=self.model,
+            common=self.ranker.common,
+        )
         shortlist = self.ranker.rank(candidates)[: k + SHORTLIST_EXTRA]
         previews = [
             self.previewer.preview(host.name, arg.row + 1, arg.col + 1, c.formula)

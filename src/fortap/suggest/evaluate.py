@@ -2,14 +2,15 @@
 
 The workbooks are read themselves (sheet-wide and cross-sheet sources need whole sheets).
 With `split="test"` only the test side of the formula-prediction split is evaluated
-(`books.side_of`, the side the ranker never trained on); with `split="all"` every workbook
-given. Each target (`books.targets_of`: the paper's first five per row/column per R1C1,
-cross-sheet formulas included) is asked in three settings:
+(`books.side_of`, the side the ranker never trained on); with `split="dev"` the dev side (where
+the ranker's design choices are made); with `split="all"` every workbook given. Each target
+(`books.targets_of`: the paper's first five per row/column per R1C1, cross-sheet formulas
+included) is asked in three settings:
 
 - *sheet*: every other formula of the workbook visible (a user asking about one cell);
 - *new-formula*: the target's dragged block hidden too (the formula is new to its sheet);
-- *paper*: no formula visible (templates, and the model when one is given, as the paper's
-  task).
+- *paper*: no formula visible (templates, formulas induced from the values, the ranker's
+  common formulas when it has them, and the model when one is given: the paper's task).
 
 With a formula-prediction model (`SuggestEvalConfig.model`, loaded once) its beam is a
 candidate source in every setting (`candidates.model`); records then also hold the gold's
@@ -20,7 +21,8 @@ merged ranking.
 Per target and setting one record (`records.jsonl`): whether the gold is among the candidates
 (recall, also per source), and the gold's rank under the ranker and under the fixed rule order
 (nearest-formula fill, then AutoSum), both on the same candidates, by the exact text
-(`$` kept) and by the paper's sketch + range match (`$` stripped). `summary.summarise` turns
+(`$` kept) and by the paper's sketch + range match (`$` stripped); and the place of the first
+of the ranker's top five whose sketch is the gold's (the paper's sketch top-k). `summary.summarise` turns
 the records into `metrics.json`; `report.write_report` into `report.md` with plots.
 """
 
@@ -32,6 +34,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fortap.errors import FortapError
+from fortap.evaluation.metrics import sketch_key
+from fortap.formula import parse_formula
 from fortap.suggest.books import contexts, side_of, spread, targets_of, workbook_files
 from fortap.suggest.candidates import SOURCES, generate
 from fortap.suggest.context import BookContext, Target
@@ -40,13 +45,14 @@ from fortap.suggest.ranker import Ranker
 from fortap.suggest.train import gold_text, hidden_for
 
 SETTINGS = ("sheet", "new-formula", "paper")
+SPLITS = ("test", "dev", "all")
 
 
 @dataclass(frozen=True)
 class SuggestEvalConfig:
     """What `evaluate` reads and measures."""
 
-    split: str = "test"  # "test": the test side of the workbook split; "all": every workbook
+    split: str = "test"  # "test" / "dev": that side of the workbook split; "all": every workbook
     ranker: Path | None = None  # ranker folder; None = the default shipped with fortap
     model: Path | None = None  # formula-prediction model folder (adds the model source)
     per_book: int | None = None  # at most this many targets per workbook (evenly spread)
@@ -56,8 +62,8 @@ class SuggestEvalConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.split not in ("test", "all"):
-            raise ValueError(f"SuggestEvalConfig.split must be 'test' or 'all', got {self.split!r}")
+        if self.split not in SPLITS:
+            raise ValueError(f"SuggestEvalConfig.split must be one of {SPLITS}, got {self.split!r}")
         bad = [s for s in self.settings if s not in SETTINGS]
         if bad:
             raise ValueError(f"SuggestEvalConfig.settings: unknown {bad}; known {SETTINGS}")
@@ -81,7 +87,9 @@ def target_records(
     out = []
     for setting in settings:
         start = time.perf_counter()
-        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting, model)
+        cands = generate(
+            ctx, target, hidden_for(ctx, target, setting), setting, model, ranker.common
+        )
         ranked = [c for c, _ in ranker.rank(cands)]
         ms = 1000 * (time.perf_counter() - start)
         texts = [c.formula.upper().replace(" ", "") for c in ranked]
@@ -101,6 +109,7 @@ def target_records(
             "rule_rank": rank_of(rules, gold),
             "paper_rank": rank_of(bare, bare_gold),
             "paper_rule_rank": rank_of(bare_rules, bare_gold),
+            "sketch_rank": _sketch_rank(ranked[:5], formula, target),
             "top1_source": ranked[0].source if ranked else None,
             "gold_sources": [] if hit is None else
             [s for s in SOURCES if ranked[hit].features.get(f"src_{s}")],
@@ -108,6 +117,22 @@ def target_records(
             "ms": ms,
         })  # fmt: skip
     return out
+
+
+def _sketch_rank(ranked, formula, target: Target) -> int | None:
+    """0-based place of the first of `ranked` whose sketch (`metrics.sketch_key`) is the gold
+    `formula`'s; None when none is."""
+    if formula is None:
+        return None
+    want = sketch_key(formula.sketch)
+    for i, cand in enumerate(ranked):
+        try:
+            parsed = parse_formula(cand.formula, target.sheet, (target.row, target.col))
+        except FortapError:
+            continue
+        if sketch_key(parsed.sketch) == want:
+            return i
+    return None
 
 
 def _beam_rank(cand) -> int | None:
@@ -129,7 +154,7 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
         from fortap.suggest.candidates.model import ModelSource
 
         model = ModelSource.load(cfg.model)
-    files = [f for f in workbook_files(paths) if cfg.split == "all" or side_of(f) == "test"]
+    files = [f for f in workbook_files(paths) if cfg.split in ("all", side_of(f))]
     errors: list[dict] = []
     records, loads = [], []
     for path, ctx in _timed(contexts(files, errors), loads):

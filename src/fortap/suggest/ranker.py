@@ -13,6 +13,9 @@ ranked ones in their generation order (the model's beam order), with scores belo
 candidate's (the lowest ranked score minus 1, 2, ...), so scores still fall with rank. A formula such a source proposes that another source
 proposes too is that source's candidate (`candidates.generate` merges them) and is ranked.
 A ranker trained with model candidates has `src_model` and ranks them with the rest.
+
+A ranker folder may also hold `common.json`, the `candidates.common.CommonTable` learnt with it:
+callers pass `Ranker.common` to `candidates.generate`, which then adds the common formulas.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from fortap.errors import FortapError
+from fortap.suggest.candidates.common import CommonTable
 
 DEFAULT_DIR = Path(__file__).parent / "ranker_default"
 MODEL_FILE, FEATURES_FILE = "model.txt", "features.json"
@@ -60,10 +64,17 @@ def matrix(feature_names: Sequence[str], rows: Sequence[Mapping[str, float]]) ->
 class Ranker:
     """A trained LightGBM booster and its feature names."""
 
-    def __init__(self, booster, feature_names: Sequence[str], info: Mapping | None = None):
+    def __init__(
+        self,
+        booster,
+        feature_names: Sequence[str],
+        info: Mapping | None = None,
+        common: CommonTable | None = None,
+    ):
         self.booster = booster
         self.feature_names = list(feature_names)
         self.info = dict(info or {})
+        self.common = common
 
     @classmethod
     def load(cls, path: Path | None = None) -> Ranker:
@@ -78,7 +89,7 @@ class Ranker:
             raise FortapError(f"cannot load the ranker in {folder}: {err}") from None
         if not isinstance(meta, dict) or not isinstance(meta.get("features"), list):
             raise FortapError(f"{folder / FEATURES_FILE}: no 'features' list")
-        return cls(booster, meta["features"], meta.get("info"))
+        return cls(booster, meta["features"], meta.get("info"), CommonTable.load(folder))
 
     def save(self, folder: Path) -> None:
         folder = Path(folder)
@@ -86,6 +97,8 @@ class Ranker:
         self.booster.save_model(str(folder / MODEL_FILE))
         meta = {"features": self.feature_names, "info": self.info}
         (folder / FEATURES_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+        if self.common is not None:
+            self.common.save(folder)
 
     def scores(self, features: Sequence[Mapping[str, float]]) -> np.ndarray:
         if not features:
@@ -115,9 +128,11 @@ def train_ranker(
     labels: Sequence[Sequence[int]],
     cfg: RankerConfig = RankerConfig(),
     info: Mapping | None = None,
+    common: CommonTable | None = None,
 ) -> Ranker:
     """A `lambdarank` ranker from query groups: `features[q]` the candidates of target `q`,
-    `labels[q]` 1 for the gold candidate(s), 0 otherwise."""
+    `labels[q]` their relevance (`train.labels_of`: 2 the gold, 1 the gold's sketch only, 0
+    the rest); `common` the table the candidates were generated with, saved with the ranker."""
     import lightgbm as lgb
 
     names = sorted({name for group in features for row in group for name in row})
@@ -144,4 +159,4 @@ def train_ranker(
     }
     data = lgb.Dataset(matrix(names, rows), y, group=sizes, feature_name=names)
     booster = lgb.train(params, data, num_boost_round=cfg.rounds)
-    return Ranker(booster, names, info)
+    return Ranker(booster, names, info, common)

@@ -9,6 +9,8 @@ ROWS = (
     ("exact top-5", "exact_top5"),
     ("paper top-1 ($ stripped)", "paper_top1"),
     ("paper top-5 ($ stripped)", "paper_top5"),
+    ("sketch top-1", "sketch_top1"),
+    ("sketch top-5", "sketch_top5"),
     ("rule order exact top-1", "rule_exact_top1"),
     ("rule order exact top-5", "rule_exact_top5"),
     ("rule order paper top-1", "rule_paper_top1"),

@@ -29,11 +29,13 @@ RATES = {
     "rule_exact_top1": ("rule_rank", 1),
     "rule_exact_top5": ("rule_rank", 5),
     "rule_paper_top1": ("paper_rule_rank", 1),
+    "sketch_top1": ("sketch_rank", 1),
+    "sketch_top5": ("sketch_rank", 5),
 }
 
 
 def _hit(field: str, k: int) -> Callable[[dict], float]:
-    return lambda r: float(r[field] is not None and r[field] < k)
+    return lambda r: float(r.get(field) is not None and r[field] < k)
 
 
 def by_book(records: Sequence[dict], score: Callable[[dict], float]) -> dict[str, Tally]:

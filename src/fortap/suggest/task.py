@@ -23,8 +23,9 @@ from fortap.tasks.base import Task
 def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfig):
     """`evaluate`, then the headline table on stdout (the whole report is in OUT/report.md)."""
     metrics = evaluate(paths, out, cfg)
-    view = RichTable(title="formula suggestion: exact match (pooled / per workbook)")
-    for name in ("setting", "targets", "books", "top-1", "top-5", "rule order top-1", "recall"):
+    view = RichTable(title="formula suggestion: exact match, and sketch (pooled / per workbook)")
+    heads = ("setting", "targets", "books", "top-1", "top-5", "rule order top-1", "recall")
+    for name in (*heads, "sketch top-1"):
         view.add_column(name)
     for setting in cfg.settings:
         d = metrics[setting]["detail"]
@@ -33,7 +34,8 @@ def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: Sugges
             return f"{d[key]['pooled']:.3f} / {d[key]['per_book']:.3f}"
 
         view.add_row(setting, str(d["targets"]), str(d["books"]), both("exact_top1"),
-                     both("exact_top5"), both("rule_exact_top1"), both("recall"))  # fmt: skip
+                     both("exact_top5"), both("rule_exact_top1"), both("recall"),
+                     both("sketch_top1"))  # fmt: skip
     console = stdout_console()
     console.print(view)
     if cfg.model is not None:
@@ -55,7 +57,7 @@ def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: Sugges
 
 TASK = Task(
     name="formula-suggestion",
-    summary="rank formulas for a cell of a workbook (copy, sibling, template, model candidates)",
+    summary="rank formulas for a cell of a workbook (copy, sibling, template, common, model candidates)",
     config=SuggestEvalConfig,
     shorthands={"model": "model", "seed": "seed", "split": "split", "ranker": "ranker"},
     metrics=summarise,

@@ -4,10 +4,21 @@ For each training workbook (`books.side_of` == "train"; `TrainConfig.side` may p
 (`books.targets_of`, evenly spread) are hidden one at a time and their candidates generated as
 for a user's request: in the *sheet* setting only the target is hidden, in the *new-formula*
 setting its dragged block too (the contiguous cells sharing its R1C1), in the *paper* setting
-every formula. A candidate's label is 1 when its text equals the gold formula's
-(`anchor.normal_text`: case, spaces and printing normalised, `$` kept). Targets whose gold is
-not among the candidates teach a ranker nothing and are only counted. The cap keeps the two
-large models (times_nz, excel_to_code_2050models) from outweighing two hundred small books.
+every formula. A candidate's relevance (`labels_of`) is 2 when its text equals the gold
+formula's (`anchor.normal_text`: case, spaces and printing normalised, `$` kept), else 0; in
+the settings of `TrainConfig.sketch_label` (`--sketch-label paper`) it is 1 when only its
+sketch is the gold's (the paper's sketch: operators and functions, references as `[RANGE]`,
+numbers as `[C-NUM]`). With no formula visible the exact formula is rarely among the
+candidates, and the sketch's 1 teaches the ranker which kind of formula such a place wants from
+the targets whose exact formula no candidate holds; in the other settings it pulls the first
+place toward same-sketch copies with other ranges. Targets with no relevant candidate teach a
+ranker nothing and are only counted. With `TrainConfig.common` (`--common`) a first pass over
+the workbooks learns the `candidates.common.CommonTable` (saved with the ranker); each
+workbook's targets are then generated with the table of the other workbooks
+(`CommonTable.without`), so no training target sees its own workbook's counts. Both are off by
+default: on dev they trade exact top-1 in every setting for sketch top-1 in the paper setting
+(docs/formula-transfer.md), and the shipped ranker is trained without them. The cap keeps the two large models (times_nz, excel_to_code_2050models) from outweighing two
+hundred small books.
 With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
 (`candidates.model`), so the ranker learns how far to trust them; learn such a ranker on the dev
 side, whose workbooks the model never trained on (on its own training books it is too sure).
@@ -17,14 +28,19 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from fortap.errors import FortapError
+from fortap.evaluation.metrics import sketch_key
+from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
 from fortap.suggest.books import contexts, side_of, spread, targets_of, workbook_files
 from fortap.suggest.candidates import generate
+from fortap.suggest.candidates.common import BookCounts, CommonTable
 from fortap.suggest.context import BookContext, Target
 from fortap.suggest.ranker import RankerConfig, train_ranker
 
@@ -38,6 +54,8 @@ class TrainConfig:
     side: str = "train"
     ranker: RankerConfig = field(default_factory=RankerConfig)
     model: Path | None = None  # formula-prediction model folder: its candidates join (`model_*`)
+    common: bool = False  # learn a `CommonTable` (the common candidates)
+    sketch_label: tuple[str, ...] = ()  # settings where the gold's sketch alone counts 1
 
 
 def gold_text(ctx: BookContext, target: Target) -> str | None:
@@ -53,20 +71,52 @@ def hidden_for(ctx: BookContext, target: Target, setting: str) -> frozenset:
     return frozenset({(target.sheet, target.row, target.col)})
 
 
-def examples(ctx: BookContext, targets: Sequence[Target], setting: str, model=None):
-    """(candidate feature dicts, labels) per target whose gold is among its candidates, and the
-    number of targets whose gold is not; `model` a loaded `candidates.model.ModelSource`."""
-    groups, labels, missed = [], [], 0
+def labels_of(
+    ctx: BookContext, target: Target, cands: Sequence, sketches: bool = False
+) -> list[int]:
+    """Relevance of each candidate: 2 the gold formula, 1 (with `sketches`) the gold's sketch
+    alone, 0 otherwise (module doc)."""
+    gold = gold_text(ctx, target)
+    formula = ctx.formula_at(target.sheet, target.row, target.col)
+    y = [2 * int(c.formula.upper().replace(" ", "") == gold) for c in cands]
+    if sketches and formula is not None:
+        want = sketch_key(formula.sketch)
+        for i, c in enumerate(cands):
+            if not y[i]:
+                y[i] = int(_sketch_of(c.formula, target) == want)
+    return y
+
+
+def _sketch_of(text: str, target: Target) -> tuple[str, ...] | None:
+    try:
+        return sketch_key(parse_formula(text, target.sheet, (target.row, target.col)).sketch)
+    except FortapError:
+        return None
+
+
+def examples(
+    ctx: BookContext,
+    targets: Sequence[Target],
+    setting: str,
+    model=None,
+    common: CommonTable | None = None,
+    sketches: bool = False,
+):
+    """(candidate feature dicts, labels) per target with a relevant candidate (`labels_of`; with
+    `sketches`, the gold's sketch counts), the number of targets whose gold no candidate holds,
+    and the number left out (no relevant candidate); `model` a loaded
+    `candidates.model.ModelSource`, `common` the table to generate with."""
+    groups, labels, missed, unused = [], [], 0, 0
     for target in targets:
-        gold = gold_text(ctx, target)
-        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting, model)
-        y = [int(c.formula.upper().replace(" ", "") == gold) for c in cands]
+        cands = generate(ctx, target, hidden_for(ctx, target, setting), setting, model, common)
+        y = labels_of(ctx, target, cands, sketches)
+        missed += 2 not in y
         if not any(y):
-            missed += 1
+            unused += 1
             continue
         groups.append([dict(c.features) for c in cands])
         labels.append(y)
-    return groups, labels, missed
+    return groups, labels, missed, unused
 
 
 def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig()) -> dict:
@@ -79,19 +129,28 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
         model = ModelSource.load(cfg.model)
     files = [f for f in workbook_files(paths) if side_of(f) == cfg.side]
     groups, labels, errors = [], [], []
-    counts = {s: {"targets": 0, "with_gold": 0} for s in cfg.settings}
+    counts = {s: {"targets": 0, "with_gold": 0, "queries": 0} for s in cfg.settings}
     books = 0
-    for _path, ctx in contexts(files, errors):
-        targets = spread(targets_of(ctx), cfg.per_book)
-        if not targets:
-            continue
-        books += 1
-        for setting in cfg.settings:
-            g, y, missed = examples(ctx, targets, setting, model)
-            groups += g
-            labels += y
-            counts[setting]["targets"] += len(targets)
-            counts[setting]["with_gold"] += len(targets) - missed
+    with tempfile.TemporaryDirectory() as cache:
+        written, table = {}, None
+        if cfg.common:
+            written = {str(p): BookCounts.of(ctx) for p, ctx in contexts(files, [], Path(cache))}
+            table = CommonTable.learn(written.values())
+        for path, ctx in contexts(files, errors, Path(cache)):
+            targets = spread(targets_of(ctx), cfg.per_book)
+            if not targets:
+                continue
+            books += 1
+            own = None if table is None else table.without(written.get(str(path), BookCounts({})))
+            for setting in cfg.settings:
+                g, y, missed, unused = examples(
+                    ctx, targets, setting, model, own, setting in cfg.sketch_label
+                )
+                groups += g
+                labels += y
+                counts[setting]["targets"] += len(targets)
+                counts[setting]["with_gold"] += len(targets) - missed
+                counts[setting]["queries"] += len(targets) - unused
     info = {
         "command": "fortap train-ranker " + " ".join(map(str, paths)),
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},
@@ -102,7 +161,7 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
         "queries": len(groups),
         "commit": _commit(),
     }
-    ranker = train_ranker(groups, labels, cfg.ranker, info)
+    ranker = train_ranker(groups, labels, cfg.ranker, info, table)
     ranker.save(out)
     info["seconds"] = round(time.time() - start, 1)
     (Path(out) / "train_summary.json").write_text(json.dumps(info, indent=1) + "\n")

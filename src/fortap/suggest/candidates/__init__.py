@@ -10,7 +10,10 @@
 - `template`: aggregates of the numbers above/left, and differences, ratios and changes of the
   two neighbouring rows/columns;
 - `induced`: formulas whose pattern computes the values of numbers next to the target (a
-  dragged block seen through its values; the one source beyond templates in the paper setting);
+  dragged block seen through its values);
+- `common`: formulas that many training workbooks write, in R1C1, moved to the target
+  (`common.CommonTable`, learnt with the ranker; with `induced`, the sources beyond templates in
+  the paper setting);
 - `model`: the formula-prediction model's beam, when a model is given (`model.ModelSource`,
   loaded once by the caller); it comes last, in beam order.
 
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from fortap.suggest.context import BookContext, Place, Target
 
 SETTINGS = ("sheet", "new-formula", "paper")
-SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "model")
+SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "common", "model")
 
 
 @dataclass(frozen=True)
@@ -48,13 +51,16 @@ def generate(
     hidden: frozenset[Place] = frozenset(),
     setting: str = "sheet",
     model=None,
+    common=None,
 ) -> list[Candidate]:
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
     formula of the workbook is visible, so only templates, induction from values (and the model)
     propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
-    no model candidates."""
+    no model candidates; `common`: the ranker's `common.CommonTable` (`Ranker.common`), or None
+    for no common candidates."""
     from fortap.suggest.candidates import book, copy, induced, keyed, sibling, template, verbatim
+    from fortap.suggest.candidates import common as common_source
     from fortap.suggest.features import query_features, rule_positions
 
     if setting not in SETTINGS:
@@ -71,6 +77,8 @@ def generate(
         raw += sibling.candidates(ctx, target, hidden)
     raw += template.candidates(ctx, target, hidden, formulas_seen=seen)
     raw += induced.candidates(ctx, target, hidden)
+    if common is not None:
+        raw += common_source.candidates(ctx, target, hidden, common)
     if model is not None:
         raw += model.candidates(ctx, target, hidden)
     query = query_features(ctx, target, hidden, formulas_seen=seen)
@@ -87,5 +95,4 @@ def generate(
             if cand.source == "model" and old.source != "model":
                 reason = f"{reason}; also {cand.reason}"
             merged[key] = Candidate(old.formula, old.source, reason, feats)
-    out = list(merged.values())
-    return rule_positions(out)
+    return rule_positions(list(merged.values()))
