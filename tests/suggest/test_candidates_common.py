@@ -1,8 +1,13 @@
 import math
+from collections import Counter
 
+import pytest
+
+from fortap.errors import FortapError
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.common import BookCounts, CommonTable, candidates
 from fortap.suggest.context import BookContext, Target
+from fortap.suggest.ranker import Ranker, RankerConfig, train_ranker
 from fortap.suggest.train import examples, labels_of
 from tests.suggest.sheets_ranker import book, sales, sheet
 
@@ -40,10 +45,19 @@ def test_a_common_formula_is_moved_where_its_cells_hold_values():
     assert (cand.formula, cand.source) == ("=B7*C7", "common")
     assert cand.features["cm_log_books"] == math.log1p(3)
     assert cand.features["land_numbers"] == 1.0
-    assert candidates(ctx, Target("S", 8, 6), frozenset(), table) == []  # G9: E9, F9 empty
+    assert candidates(ctx, Target("S", 8, 6), frozenset(), table) == []  # G9: E9 empty
     hidden = frozenset({("S", 6, 2)})  # C7 hidden: it counts as empty
     assert candidates(ctx, Target("S", 6, 3), hidden, table) == []
-    assert candidates(ctx, Target("S", 6, 2), frozenset(), table) == []  # would read C7 itself
+    assert candidates(ctx, Target("S", 6, 2), frozenset(), table) == []  # C7: A7 is empty
+
+
+def test_a_formula_that_would_cover_the_target_is_not_proposed():
+    key = "=SUM(RC[-1]:RC)"  # written at B1 as =SUM(A1:B1): it covers its own cell
+    table = CommonTable(Counter({key: 3}), {key: ("=SUM(A1:B1)", 0, 1)})
+    ctx = _ctx({"A1": "x", "B2": 1, "C2": 2})
+    assert candidates(ctx, Target("S", 1, 2), frozenset(), table) == []  # C2: B2:C2 holds C2
+    (ok,) = candidates(ctx, Target("S", 1, 3), frozenset(), table)  # D2: C2:D2, D2 empty
+    assert ok.formula == "=SUM(C2:D2)"
 
 
 def test_a_training_workbook_does_not_see_its_own_counts():
@@ -79,3 +93,18 @@ def test_the_table_round_trips_beside_the_ranker(tmp_path):
     assert [(k, n) for k, n, _ in back.placed] == [(k, n) for k, n, _ in table.placed]
     assert back.formulas["=RC[-1]-RC[-2]"] == 0  # below MIN_BOOKS: not saved
     assert CommonTable.load(tmp_path / "none") is None
+
+
+def test_a_broken_table_is_a_clear_error_and_a_stale_one_is_removed(tmp_path):
+    for text in ("{", "[]", '{"formulas": [["=RC[-1]", 1e400, "=A1", 0, 1]]}'):
+        (tmp_path / "common.json").write_text(text)
+        with pytest.raises(FortapError, match="cannot read .*common.json"):
+            CommonTable.load(tmp_path)
+    hand = '{"formulas": [["=R1C1", 9, "=$A$1", 0, 1]]}'
+    (tmp_path / "common.json").write_text(hand)
+    assert CommonTable.load(tmp_path).placed == []  # an absolute reference: never proposed
+    ctx = _ctx(sales())
+    g, y, _, _ = examples(ctx, [Target("S", 2, 3), Target("S", 3, 3)], "sheet")
+    plain = train_ranker(g, y, RankerConfig(rounds=2, leaves=2, min_data_in_leaf=1))
+    plain.save(tmp_path)  # a ranker without a table, saved where one was
+    assert not (tmp_path / "common.json").exists() and Ranker.load(tmp_path).common is None

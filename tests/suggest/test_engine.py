@@ -148,3 +148,12 @@ def test_parse_cell(text, expected):
 def test_parse_cell_rejects(text):
     with pytest.raises(CellError, match="malformed cell reference"):
         parse_cell(text, "book.xlsx")
+
+
+def test_the_rule_order_stands_in_when_no_ranker_file_exists(path):
+    from fortap.suggest.engine import RuleOrder
+
+    sug = Suggester.open(path)
+    sug.ranker = RuleOrder()  # what `load_ranker` gives when the ranker's model.txt is missing
+    top = sug.suggest("Sales", "B6", k=1)[0]
+    assert (top.formula, top.source) == ("=SUM(B2:B5)", "template")  # AutoSum, the rule

@@ -198,8 +198,8 @@ def test_missing_ranker_and_model(book, tmp_path):
 
 def test_train_ranker_rejects_unknown_settings(tmp_path):
     head = (
-        "error: --settings and --sketch-label must list sheet, new-formula or paper, --per-book "
-        "be >= 1 and --side train or dev"
+        "error: --settings must list sheet, new-formula or paper and --sketch-label some of "
+        "them, --per-book be >= 1 and --side train or dev"
     )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--settings", "bogus") == (
         f"{head} (got 'bogus', '', 60, 'train')"
@@ -209,3 +209,7 @@ def test_train_ranker_rejects_unknown_settings(tmp_path):
     )
     bad = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--sketch-label", "papr")
     assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 'train')"
+    args = ("-o", tmp_path / "r", "--settings", "sheet", "--sketch-label", "paper")
+    assert (
+        error_of("train-ranker", tmp_path, *args) == f"{head} (got 'sheet', 'paper', 60, 'train')"
+    )

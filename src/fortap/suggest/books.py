@@ -63,16 +63,13 @@ def spread(items: Sequence, n: int | None) -> list:
     return [items[i * len(items) // n] for i in range(n)]
 
 
-def contexts(
-    files: Sequence[Path], errors: list[dict] | None = None, cache_dir: Path | None = None
-):
+def contexts(files: Sequence[Path], errors: list[dict] | None = None):
     """(path, BookContext) for each readable file; unreadable ones are appended to `errors`
-    as {"path", "error"} and skipped (a batch loses nothing else). `cache_dir` keeps the
-    LibreOffice conversions of .xls/.ods for a second pass."""
+    as {"path", "error"} and skipped (a batch loses nothing else)."""
     from fortap.errors import FortapError
     from fortap.sheet.read import read_workbooks
 
-    for path, book in read_workbooks(files, cache_dir=cache_dir):
+    for path, book in read_workbooks(files):
         if isinstance(book, Exception):
             if errors is not None:
                 errors.append({"path": str(path), "error": str(book)})

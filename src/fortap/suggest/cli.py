@@ -136,8 +136,8 @@ def train_ranker_command(
     sketch_label: Annotated[
         str,
         typer.Option(
-            help="Comma-separated settings in which a candidate with the gold's sketch alone "
-            "counts as half right (e.g. paper); none by default."
+            help="Comma-separated settings (of --settings) in which a candidate with the "
+            "gold's sketch alone counts as half right (e.g. paper); none by default."
         ),
     ] = "",
 ) -> None:
@@ -147,12 +147,13 @@ def train_ranker_command(
 
     chosen = tuple(s.strip() for s in settings.split(",") if s.strip())
     sketched = tuple(s.strip() for s in sketch_label.split(",") if s.strip())
-    unknown = [s for s in chosen + sketched if s not in ("sheet", "new-formula", "paper")]
+    unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
+    unknown += [s for s in sketched if s not in chosen]
     if unknown or not chosen or per_book < 1 or side not in ("train", "dev"):
         raise FortapError(
-            f"--settings and --sketch-label must list sheet, new-formula or paper, --per-book be "
-            f">= 1 and --side train or dev (got {settings!r}, {sketch_label!r}, {per_book}, "
-            f"{side!r})"
+            f"--settings must list sheet, new-formula or paper and --sketch-label some of them, "
+            f"--per-book be >= 1 and --side train or dev (got {settings!r}, {sketch_label!r}, "
+            f"{per_book}, {side!r})"
         )
     cfg = TrainConfig(
         per_book=per_book,

@@ -56,6 +56,8 @@ class RuleOrder:
     """Ranks by the rule baseline's order (fill from the nearest formula, then AutoSum, then the
     rest); used only when no trained ranker file exists (score = minus the rule position)."""
 
+    common = None  # no common table: no common candidates
+
     def rank(self, candidates: Sequence[Candidate]) -> list[tuple[Candidate, float]]:
         scored = [(c, 0.0 - float(c.features.get("rule_pos", 99.0))) for c in candidates]
         return sorted(scored, key=lambda pair: -pair[1])

@@ -22,8 +22,9 @@ Per target and setting one record (`records.jsonl`): whether the gold is among t
 (recall, also per source), and the gold's rank under the ranker and under the fixed rule order
 (nearest-formula fill, then AutoSum), both on the same candidates, by the exact text
 (`$` kept) and by the paper's sketch + range match (`$` stripped); and the place of the first
-of the ranker's top five whose sketch is the gold's (the paper's sketch top-k). `summary.summarise` turns
-the records into `metrics.json`; `report.write_report` into `report.md` with plots.
+of the ranker's top five whose sketch is the gold's (the paper's sketch top-k).
+`summary.summarise` turns the records into `metrics.json`; `report.write_report` into
+`report.md` with plots.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from fortap.errors import FortapError
+from fortap.suggest.candidates.common import FILE as COMMON_FILE
 from fortap.suggest.candidates.common import CommonTable
 
 DEFAULT_DIR = Path(__file__).parent / "ranker_default"
@@ -99,6 +100,8 @@ class Ranker:
         (folder / FEATURES_FILE).write_text(json.dumps(meta, indent=1) + "\n")
         if self.common is not None:
             self.common.save(folder)
+        else:  # a table left by an earlier ranker in this folder is not this one's
+            (folder / COMMON_FILE).unlink(missing_ok=True)
 
     def scores(self, features: Sequence[Mapping[str, float]]) -> np.ndarray:
         if not features:

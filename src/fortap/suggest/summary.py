@@ -4,7 +4,8 @@ For each setting: pooled rates over targets and the mean of per-workbook rates, 
 95 % workbook-bootstrap interval (workbooks resampled with replacement: the targets of one
 workbook are alike, so workbooks are the unit of evidence); the ranker against the fixed rule
 order on the same candidates (`fortap.evaluation.by_workbook.bootstrap_gap`); candidate recall
-overall and per source; top-1 precision by the source of the top candidate; exact top-1 and
+overall and per source; sketch top-1 / top-5 (the first of the top five with the gold's
+sketch); top-1 precision by the source of the top candidate; exact top-1 and
 top-5 credited to each source that proposed the gold; latency. With a formula-prediction
 model, also the model's own beam top-1 / top-5 (the gold's place in the beam, whatever the
 ranking did with it). The same table again for the paper's kept subset (formulas its filters

@@ -17,9 +17,9 @@ the workbooks learns the `candidates.common.CommonTable` (saved with the ranker)
 workbook's targets are then generated with the table of the other workbooks
 (`CommonTable.without`), so no training target sees its own workbook's counts. Both are off by
 default: on dev they trade exact top-1 in every setting for sketch top-1 in the paper setting
-(docs/formula-transfer.md), and the shipped ranker is trained without them. The cap keeps the two large models (times_nz, excel_to_code_2050models) from outweighing two
-hundred small books.
-With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
+(docs/formula-transfer.md), and the shipped ranker is trained without them. The cap keeps
+the two large models (times_nz, excel_to_code_2050models) from outweighing two hundred small
+books. With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
 (`candidates.model`), so the ranker learns how far to trust them; learn such a ranker on the dev
 side, whose workbooks the model never trained on (on its own training books it is too sure).
 """
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -131,26 +130,25 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
     groups, labels, errors = [], [], []
     counts = {s: {"targets": 0, "with_gold": 0, "queries": 0} for s in cfg.settings}
     books = 0
-    with tempfile.TemporaryDirectory() as cache:
-        written, table = {}, None
-        if cfg.common:
-            written = {str(p): BookCounts.of(ctx) for p, ctx in contexts(files, [], Path(cache))}
-            table = CommonTable.learn(written.values())
-        for path, ctx in contexts(files, errors, Path(cache)):
-            targets = spread(targets_of(ctx), cfg.per_book)
-            if not targets:
-                continue
-            books += 1
-            own = None if table is None else table.without(written.get(str(path), BookCounts({})))
-            for setting in cfg.settings:
-                g, y, missed, unused = examples(
-                    ctx, targets, setting, model, own, setting in cfg.sketch_label
-                )
-                groups += g
-                labels += y
-                counts[setting]["targets"] += len(targets)
-                counts[setting]["with_gold"] += len(targets) - missed
-                counts[setting]["queries"] += len(targets) - unused
+    written, table = {}, None
+    if cfg.common:  # a first pass (LibreOffice's conversions are cached for the second)
+        written = {str(p): BookCounts.of(ctx) for p, ctx in contexts(files)}
+        table = CommonTable.learn(written.values())
+    for path, ctx in contexts(files, errors):
+        targets = spread(targets_of(ctx), cfg.per_book)
+        if not targets:
+            continue
+        books += 1
+        own = None if table is None else table.without(written.get(str(path), BookCounts({})))
+        for setting in cfg.settings:
+            g, y, missed, unused = examples(
+                ctx, targets, setting, model, own, setting in cfg.sketch_label
+            )
+            groups += g
+            labels += y
+            counts[setting]["targets"] += len(targets)
+            counts[setting]["with_gold"] += len(targets) - missed
+            counts[setting]["queries"] += len(targets) - unused
     info = {
         "command": "fortap train-ranker " + " ".join(map(str, paths)),
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},

@@ -55,8 +55,8 @@ def generate(
 ) -> list[Candidate]:
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
-    formula of the workbook is visible, so only templates, induction from values (and the model)
-    propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
+    formula of the workbook is visible, so only templates, induction from values, the common
+    formulas (and the model) propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
     no model candidates; `common`: the ranker's `common.CommonTable` (`Ranker.common`), or None
     for no common candidates."""
     from fortap.suggest.candidates import book, copy, induced, keyed, sibling, template, verbatim

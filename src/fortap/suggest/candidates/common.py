@@ -7,8 +7,8 @@ writes it in R1C1. Those written in at least `MIN_BOOKS` workbooks are kept, and
 written are proposed. `=R[-1]C+RC[-1]` (a running total), `=RC[-2]*RC[-1]` (price times
 quantity) or `=RC[-1]` (the value to the left, carried over) mean the same thing wherever they
 stand, so each is a candidate at any target where every reference covers a visible non-empty
-cell and none covers the target or a hidden cell. Features: how many workbooks write it, its
-rank, and what its references land on.
+cell and none covers the target (hidden cells count as empty). Features: how many workbooks
+write it, its rank, and what its references land on.
 
 The table reads no formula of the user's workbook, so the source works in every setting, the
 paper setting included. A training workbook must not see its own counts: `without(book)` is the
@@ -97,9 +97,11 @@ class CommonTable:
         for key, n in top:
             text, r, c = self.examples[key]
             try:
-                out.append((key, n, parse_formula(text, None, (r, c))))
+                parsed = parse_formula(text, None, (r, c))
             except FortapError:
                 continue
+            if _relative(parsed):  # a hand-edited file may hold anything
+                out.append((key, n, parsed))
         return out
 
     def save(self, folder: Path) -> None:
@@ -124,17 +126,18 @@ class CommonTable:
             data = json.loads(path.read_text())
             formulas = Counter({k: int(n) for k, n, *_ in data["formulas"]})
             examples = {k: (str(t), int(r), int(c)) for k, _, t, r, c in data["formulas"]}
-        except (OSError, ValueError, KeyError, TypeError) as err:
+        except (OSError, ValueError, KeyError, TypeError, OverflowError) as err:
             raise FortapError(f"cannot read {path}: {err}") from None
         return cls(formulas, examples)
 
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], table: CommonTable):
     """Common `Candidate`s for `target`: each kept formula moved there, where every reference
-    covers a visible non-empty cell and none covers a hidden cell or the target."""
+    covers a visible non-empty cell and none covers the target (hidden cells count as empty)."""
     from fortap.suggest.candidates import Candidate
 
     spot = (target.sheet, target.row, target.col)
+    hidden = hidden | {spot}  # the target is never read, whoever calls
     out = []
     for rank, (key, books, formula) in enumerate(table.placed):
         copy = reanchor_ast(formula.ast, formula.cell, (target.row, target.col))
