@@ -35,15 +35,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fortap.errors import FortapError
 from fortap.evaluation.metrics import sketch_key
-from fortap.formula import parse_formula
 from fortap.suggest.books import contexts, side_of, spread, targets_of, workbook_files
 from fortap.suggest.candidates import SOURCES, generate
 from fortap.suggest.context import BookContext, Target
 from fortap.suggest.features import rule_order
 from fortap.suggest.ranker import Ranker
-from fortap.suggest.train import gold_text, hidden_for
+from fortap.suggest.train import gold_text, hidden_for, sketch_at
 
 SETTINGS = ("sheet", "new-formula", "paper")
 SPLITS = ("test", "dev", "all")
@@ -126,14 +124,7 @@ def _sketch_rank(ranked, formula, target: Target) -> int | None:
     if formula is None:
         return None
     want = sketch_key(formula.sketch)
-    for i, cand in enumerate(ranked):
-        try:
-            parsed = parse_formula(cand.formula, target.sheet, (target.row, target.col))
-        except FortapError:
-            continue
-        if sketch_key(parsed.sketch) == want:
-            return i
-    return None
+    return next((i for i, c in enumerate(ranked) if sketch_at(c.formula, target) == want), None)
 
 
 def _beam_rank(cand) -> int | None:

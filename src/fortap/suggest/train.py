@@ -19,9 +19,10 @@ workbook's targets are then generated with the table of the other workbooks
 default: on dev they trade exact top-1 in every setting for sketch top-1 in the paper setting
 (docs/formula-transfer.md), and the shipped ranker is trained without them. The cap keeps
 the two large models (times_nz, excel_to_code_2050models) from outweighing two hundred small
-books. With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
-(`candidates.model`), so the ranker learns how far to trust them; learn such a ranker on the dev
-side, whose workbooks the model never trained on (on its own training books it is too sure).
+books. With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*`
+scores join (`candidates.model`), so the ranker learns how far to trust them; learn such a
+ranker on the dev side, whose workbooks the model never trained on (on its own training books
+it is too sure).
 """
 
 from __future__ import annotations
@@ -82,11 +83,13 @@ def labels_of(
         want = sketch_key(formula.sketch)
         for i, c in enumerate(cands):
             if not y[i]:
-                y[i] = int(_sketch_of(c.formula, target) == want)
+                y[i] = int(sketch_at(c.formula, target) == want)
     return y
 
 
-def _sketch_of(text: str, target: Target) -> tuple[str, ...] | None:
+def sketch_at(text: str, target: Target) -> tuple[str, ...] | None:
+    """The paper's sketch (`metrics.sketch_key`) of formula `text` entered at `target`; None
+    when it does not parse."""
     try:
         return sketch_key(parse_formula(text, target.sheet, (target.row, target.col)).sketch)
     except FortapError:

@@ -105,15 +105,8 @@ class CommonTable:
         return out
 
     def save(self, folder: Path) -> None:
-        keep = {k for k, n in self.formulas.items() if n >= MIN_BOOKS}
-        data = {
-            "min_books": MIN_BOOKS,
-            "formulas": [
-                [k, self.formulas[k], *self.examples[k]]
-                for k, _ in self.formulas.most_common()
-                if k in keep
-            ],  # fmt: skip
-        }
+        kept = [[k, n, *self.examples[k]] for k, n in self.formulas.most_common() if n >= MIN_BOOKS]
+        data = {"min_books": MIN_BOOKS, "formulas": kept}
         (Path(folder) / FILE).write_text(json.dumps(data, indent=0) + "\n")
 
     @classmethod
