@@ -88,8 +88,11 @@ def test_error_previews_move_after_values_within_the_shortlist(path):
 def test_no_candidates_is_an_empty_list(sug):
     assert sug.suggest("Notes", "A1") == []
     assert sug.suggest("My Sheet", "A1") == []  # no formula there; Sales' copies leave the sheet
-    # Sales!A1: every copy would leave the sheet; the formulas as written remain
-    assert {s.source for s in sug.suggest("Sales", "A1", k=20)} == {"verbatim"}
+    # Sales!A1: every copy would leave the sheet; the formulas as written remain, and the echo
+    # of D1 (a neighbour of A1 in its row), whose "Total" A6 holds too
+    got = sug.suggest("Sales", "A1", k=20)
+    assert {s.source for s in got} == {"verbatim", "echo"}
+    assert {s.formula for s in got if s.source == "echo"} == {"=$A$6"}
 
 
 def test_value_and_set_formula(path):

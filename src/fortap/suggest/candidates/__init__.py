@@ -11,6 +11,8 @@
   two neighbouring rows/columns;
 - `induced`: formulas whose pattern computes the values of numbers next to the target (a
   dragged block seen through its values);
+- `echo`: references to the cell whose value the target's neighbours repeat (`=A1` dragged,
+  `=$E$2` down a column), seen through values alone;
 - `common`: formulas that many training workbooks write, in R1C1, moved to the target
   (`common.CommonTable`, learnt with the ranker; with `induced`, the sources beyond templates in
   the paper setting);
@@ -32,7 +34,8 @@ from dataclasses import dataclass
 from fortap.suggest.context import BookContext, Place, Target
 
 SETTINGS = ("sheet", "new-formula", "paper")
-SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "common", "model")
+SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "echo", "common")
+SOURCES += ("model",)
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,16 @@ def generate(
     formulas (and the model) propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
     no model candidates; `common`: the ranker's `common.CommonTable` (`Ranker.common`), or None
     for no common candidates."""
-    from fortap.suggest.candidates import book, copy, induced, keyed, sibling, template, verbatim
+    from fortap.suggest.candidates import (
+        book,
+        copy,
+        echo,
+        induced,
+        keyed,
+        sibling,
+        template,
+        verbatim,
+    )
     from fortap.suggest.candidates import common as common_source
     from fortap.suggest.features import query_features, rule_positions
 
@@ -77,6 +89,7 @@ def generate(
         raw += sibling.candidates(ctx, target, hidden)
     raw += template.candidates(ctx, target, hidden, formulas_seen=seen)
     raw += induced.candidates(ctx, target, hidden)
+    raw += echo.candidates(ctx, target, hidden)
     if common is not None:
         raw += common_source.candidates(ctx, target, hidden, common)
     if model is not None:
