@@ -1,3 +1,5 @@
+import math
+
 from fortap.sheet.model import Cell
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.echo import candidates, key_of
@@ -27,16 +29,42 @@ def test_a_repeated_parameter_is_an_absolute_reference():
     assert first.source == "echo"
     assert first.features["echo_col"] == 3.0  # I5, I6 and I7 each repeat E2
     assert first.features["echo_abs"] == 1.0 and first.features["echo_text"] == 1.0
-    assert first.reason == "repeats E2 as 3 neighbouring cells repeat theirs"
+    assert first.features["echo_near"] == 1.0  # I7, next to the target
+    # each anchor's "ELC" stands in 3 other cells: E2 and the two other cells of I5:I7
+    assert first.features["echo_log_amb"] == math.log(3)
+    assert first.features["echo_landed"] == 1.0
+    assert first.reason == "repeats E2, as 3 neighbouring cells repeat theirs"
+
+
+def test_a_fourth_holder_makes_the_value_too_common():
+    ctx, target = parameter_book()
+    extra, _ = parameter_book()
+    # "ELC" also in A10: the anchors I5:I7 then have 4 sources each (E2, A10, two of I5:I7)
+    sheet = extra.book.sheets[0]
+    sheet.cells[(9, 0)] = echoed("ELC", "ELC")
+    fresh = type(extra).from_workbook(extra.book)
+    hidden = frozenset({("S", 7, 8)})
+    assert "=$E$2" not in [c.formula for c in candidates(fresh, target, hidden)]
+    # hidden, A10 counts as empty and E2 is pointed at again
+    again = candidates(fresh, target, hidden | {("S", 9, 0)})
+    assert again[0].formula == "=$E$2"
+
+
+def seen(cands) -> list[tuple]:
+    return [(c.formula, c.reason, dict(c.features)) for c in cands]
 
 
 def test_the_target_value_is_never_read():
     ctx, target = parameter_book("ELC")
-    texts = [c.formula for c in candidates(ctx, target, frozenset())]
-    for value in ("Coal", "other", "ELC"):
+    hidden = frozenset({("S", 5, 7)})  # H6 "Gas" hidden too
+    want = seen(candidates(ctx, target, hidden))
+    assert want
+    for value in ("Coal", "other", "ELC", ""):
         other, _ = parameter_book(value)
-        assert texts == [c.formula for c in candidates(other, target, frozenset())]
-    assert "=I8" not in texts  # nothing points at the target itself
+        other.book.sheets[0].cells[(5, 7)] = Cell(value or "ELC", "text")  # the hidden H6 too
+        fresh = type(other).from_workbook(other.book)
+        assert want == seen(candidates(fresh, target, hidden))
+        assert want == seen(candidates(fresh, target, hidden - {("S", 5, 7)} | hidden))
 
 
 def test_a_label_carried_over_is_a_relative_reference():
@@ -50,6 +78,12 @@ def test_a_label_carried_over_is_a_relative_reference():
     assert by_text["=C2"].features["echo_row"] == 2.0  # B3 and D3 both copy the cell above
     assert by_text["=C2"].features["echo_abs"] == 0.0
     assert cands[0].formula == "=C2"
+    # C2 hidden: the relative template would point at a hidden cell, so it is not proposed
+    hidden = {c.formula for c in candidates(ctx, Target("S", 2, 2), frozenset({("S", 1, 2)}))}
+    assert "=C2" not in hidden
+    # a formula that shows nothing ("") is not a value to point at
+    blank = context(values, {**copies, (1, 2): echoed('=IF(A1,"","")', "")})
+    assert "=C2" not in {c.formula for c in candidates(blank, Target("S", 2, 2), frozenset())}
 
 
 def test_common_values_are_not_echoed():

@@ -9,8 +9,9 @@ included) is asked in three settings:
 
 - *sheet*: every other formula of the workbook visible (a user asking about one cell);
 - *new-formula*: the target's dragged block hidden too (the formula is new to its sheet);
-- *paper*: no formula visible (templates, formulas induced from the values, the ranker's
-  common formulas when it has them, and the model when one is given: the paper's task).
+- *paper*: no formula visible (templates, formulas induced from the values, the cells they
+  echo, the ranker's common formulas when it has them, and the model when one is given: the
+  paper's task).
 
 With a formula-prediction model (`SuggestEvalConfig.model`, loaded once) its beam is a
 candidate source in every setting (`candidates.model`); records then also hold the gold's

@@ -14,8 +14,8 @@
 - `echo`: references to the cell whose value the target's neighbours repeat (`=A1` dragged,
   `=$E$2` down a column), seen through values alone;
 - `common`: formulas that many training workbooks write, in R1C1, moved to the target
-  (`common.CommonTable`, learnt with the ranker; with `induced`, the sources beyond templates in
-  the paper setting);
+  (`common.CommonTable`, learnt with the ranker; with `induced` and `echo`, the sources beyond
+  templates in the paper setting);
 - `model`: the formula-prediction model's beam, when a model is given (`model.ModelSource`,
   loaded once by the caller); it comes last, in beam order.
 
@@ -58,8 +58,8 @@ def generate(
 ) -> list[Candidate]:
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
-    formula of the workbook is visible, so only templates, induction from values, the common
-    formulas (and the model) propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
+    formula of the workbook is visible, so only templates, induction from values, echoes, the
+    common formulas (and the model) propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
     no model candidates; `common`: the ranker's `common.CommonTable` (`Ranker.common`), or None
     for no common candidates."""
     from fortap.suggest.candidates import (

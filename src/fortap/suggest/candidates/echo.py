@@ -4,23 +4,26 @@ Many formulas only carry a value over: `=A1` puts a label beside a table, `=$E$2
 parameter down a column. With no formula visible (the paper setting) such cells still show
 themselves through their values, which `induced` does not read (it explains numbers of the
 target's own row or column). An *anchor* is a non-empty cell within `induced.REACH` cells of the
-target in its row or column. It is *echoed* when its value (a text, or a number that is not a
-small integer) stands in at most `MAX_SOURCES` other visible cells of the sheet, its *sources*.
-Each source gives two templates: the offset from the anchor to it (relative, `=A1` dragged) and
-the source itself (absolute, `=$E$2`). Templates that several anchors share are a block of such
-formulas seen through its values; each is moved to the target and proposed when the cell it
-points at is visible, not empty and not the target.
+target in its row or column. It is *echoed* when its value (a text of 2+ characters, or a number
+that is not a small integer) stands in at most `MAX_SOURCES` other visible cells of the sheet,
+its *sources*. Each source gives two templates: the offset from the anchor to it (relative, `=A1`
+dragged) and the source itself (absolute, `=$E$2`); both are proposed, as different texts. A
+template that several anchors share is a block of such formulas seen through its values and comes
+first, but one anchor is enough. Each is moved to the target and proposed when the cell it points
+at is visible, holds a value (a formula cell counts by its value) and is not the target.
 
 Features: how many anchors of the target's row and of its column share the template, the nearest
 one's distance, the ambiguity of its least ambiguous anchor (how many sources its value has),
-whether it is absolute, whether its anchors are text, and whether the cell it points at holds a
-value worth echoing. Hidden cells, the target included, count as empty: nothing reads the target's value.
+whether it is absolute, the share of its anchors that hold text, and whether the cell it points
+at holds a value worth echoing (always, for an absolute one). Hidden cells, the target included,
+count as empty: nothing reads the target's value.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from itertools import islice
 
 from fortap.sheet.model import a1, column_letter
 from fortap.suggest.candidates.induced import REACH
@@ -52,20 +55,23 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             key = key_of(sc.sheet.cell(*at))
             if key is None:
                 continue
-            sources = [s for s in index.get(key, ()) if s != at and visible(*s)]
+            others = (s for s in index.get(key, ()) if s != at and visible(*s))
+            sources = list(islice(others, MAX_SOURCES + 1))  # one more than allowed is enough
             if not sources or len(sources) > MAX_SOURCES:
                 continue
             for s in sources:
                 for tpl in (("rel", s[0] - at[0], s[1] - at[1]), ("abs", *s)):
-                    rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 99})
+                    rec = found.setdefault(
+                        tpl, {"row": 0, "col": 0, "near": 99, "amb": 99, "text": 0}
+                    )
                     rec[axis] += 1
                     rec["near"] = min(rec["near"], abs(d))
                     rec["amb"] = min(rec["amb"], len(sources))
-                    rec["text"] = key[0] == "t"
+                    rec["text"] += key[0] == "t"
     out = []
     for tpl, rec in found.items():
         to = (r + tpl[1], c + tpl[2]) if tpl[0] == "rel" else (tpl[1], tpl[2])
-        if min(to) < 0 or not visible(*to) or sc.sheet.cell(*to).is_empty:
+        if min(to) < 0 or not visible(*to) or not holds_value(sc.sheet.cell(*to)):
             continue
         ref = a1(*to)
         text = f"={ref}" if tpl[0] == "rel" else f"=${column_letter(to[1])}${to[0] + 1}"
@@ -77,20 +83,20 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             "echo_near": float(rec["near"]),
             "echo_log_amb": math.log(rec["amb"]),
             "echo_abs": float(tpl[0] == "abs"),
-            "echo_text": float(rec["text"]),
+            "echo_text": rec["text"] / n,
             "echo_landed": float(key_of(sc.sheet.cell(*to)) is not None),
         }
-        what = (
-            f"repeats {ref} as {n} neighbouring cell{'s' * (n > 1)} repeat{'s' * (n == 1)} theirs"
-        )
+        what = f"repeats {ref}, as {n} neighbouring cell{'s' * (n > 1)} repeat{'s' * (n == 1)} "
+        what += "theirs" if n > 1 else "its"
         out.append((-n, rec["near"], rec["amb"], Candidate(text, "echo", what, feats)))
     out.sort(key=lambda x: x[:3])
     return [cand for *_, cand in out[:KEEP]]
 
 
 def key_of(cell) -> Key | None:
-    """What makes a value worth echoing: a text of 2+ characters, or a number that is not a
-    small integer; None for anything else (empty, booleans, errors, 0, 7, 2020.0 is kept)."""
+    """What makes a value worth echoing: a text of 2+ characters (stripped), or a number that is
+    not a small integer (2020.0 and 0.5 are kept); None for anything else (empty, booleans,
+    errors, 0, 7)."""
     if cell.kind == "text" and isinstance(cell.value, str) and len(cell.value.strip()) >= 2:
         return ("t", cell.value.strip())
     if cell.kind == "number" and not isinstance(cell.value, bool):
@@ -101,13 +107,19 @@ def key_of(cell) -> Key | None:
     return None
 
 
+def holds_value(cell) -> bool:
+    """A cell that shows something: not empty, and not a formula's empty text ("")."""
+    return cell.kind != "empty" and str(cell.value).strip() != ""
+
+
 def values_of(sc: SheetContext) -> dict[Key, list[tuple[int, int]]]:
-    """Value key -> the cells holding it, built once per sheet."""
+    """Value key -> the cells holding it, built once per sheet; a value in one cell only is left
+    out (an anchor is its own only holder then: it has no source)."""
     if sc.value_index is None:
         index: dict[Key, list[tuple[int, int]]] = defaultdict(list)
         for rc, cell in sc.sheet.cells.items():
             key = key_of(cell)
             if key is not None:
                 index[key].append(rc)
-        sc.value_index = dict(index)
+        sc.value_index = {k: cells for k, cells in index.items() if len(cells) > 1}
     return sc.value_index
