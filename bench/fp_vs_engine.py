@@ -55,7 +55,7 @@ from fortap.suggest.ranker import Ranker
 SETTINGS = ("sheet", "paper")
 PRIOR = "sketch prior"
 VALUES = "values, hand order"
-FIRST_SOURCES = ("induced", "common")  # the engine's first candidate, by what proposed it
+FIRST_SOURCES = ("induced", "echo", "common")  # the engine's first candidate, by its source
 # (system, baseline, metric, least gap) of the acceptance targets per setting
 TARGETS = {
     "sheet": [("model", "engine", "formula_top1", 0.0)],
@@ -188,8 +188,8 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
 
 def by_first_source(rows: list[dict]) -> list[dict]:
     """The engine's formula and sketch top-1 (and the prior's sketch top-1) on the targets whose
-    first engine candidate is induced, common (and not induced), and the rest: where reading the
-    values, and what other workbooks write, decide."""
+    first engine candidate is induced, an echo, common (each not an earlier one), and the rest:
+    where reading the values, and what other workbooks write, decide."""
     out = []
     for first in (*FIRST_SOURCES, "other"):
         part = [r for r in rows if r["engine_first"] == first]
