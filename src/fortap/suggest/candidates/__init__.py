@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from fortap.suggest.context import BookContext, Place, Target
 
 SETTINGS = ("sheet", "new-formula", "paper")
-SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "echo", "common")
-SOURCES += ("model",)
+SOURCES = ("copy", "verbatim", "keyed", "book", "sibling", "template", "induced", "echo",
+           "common", "model")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,9 @@ def generate(
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
     formula of the workbook is visible, so only templates, induction from values, echoes, the
-    common formulas (and the model) propose, and no feature counts formulas. `model`: a loaded `model.ModelSource`, or None for
-    no model candidates; `common`: the ranker's `common.CommonTable` (`Ranker.common`), or None
-    for no common candidates."""
+    common formulas (and the model) propose, and no feature counts formulas. `model`: a loaded
+    `model.ModelSource`, or None for no model candidates; `common`: the ranker's
+    `common.CommonTable` (`Ranker.common`), or None for no common candidates."""
     from fortap.suggest.candidates import (
         book,
         copy,
