@@ -113,3 +113,56 @@ def test_the_paper_setting_proposes_induced_formulas_and_sees_no_formula():
     for setting, found in (("sheet", False), ("paper", True)):  # what `generate` passes on
         texts = [c.formula for c in generate(ctx, target, setting=setting)]
         assert ("=SUM(B1:B5)" in texts) is found
+
+
+def share_book(total_at: str = "A5", target_value: float = 0.0, extra=None) -> BookContext:
+    """A1:A4 amounts, their total 760.5 in `total_at`; B1:B3 each amount's share of it (B4, the
+    target, cached `target_value`)."""
+    amounts = (120.5, 230.25, 310.0, 99.75)
+    values = {f"A{i + 1}": v for i, v in enumerate(amounts)} | {total_at: 760.5} | (extra or {})
+    shares = {(r, 1): computed(f"=A{r + 1}/{total_at}", v / 760.5)
+              for r, v in enumerate(amounts[:3])}  # fmt: skip
+    return context(values, {**shares, (3, 1): computed("=A4/$A$5", target_value)})
+
+
+SHARE = Target("S", 3, 1)  # B4
+
+
+def test_a_constant_that_a_cell_holds_is_that_cell_fixed():
+    by_text = {c.formula: c for c in candidates(share_book(), SHARE, frozenset())}
+    fixed = by_text["=A4/$A$5"]
+    assert fixed.reason == "computes the values of 3 neighbouring cells, with A5 as its constant"
+    assert fixed.features["ind_col"] == 3.0 and fixed.features["ind_log_holders"] == 0.0
+    assert fixed.features["ind_fixed_line"] == 1.0  # A5 closes A4's column
+    assert fixed.features["ind_kind"] < by_text["=A4/760.5"].features["ind_kind"]
+    far = {c.formula: c for c in candidates(share_book("D9"), SHARE, frozenset())}["=A4/$D$9"]
+    assert far.features["ind_fixed_line"] == 0.0
+    assert far.features["ind_fixed_far"] > fixed.features["ind_fixed_far"]
+
+
+def test_a_fixed_cell_along_a_row():
+    values = {"A1": 3.5, "B1": 7.25, "C1": 10.0, "D1": 4.0, "F3": 1.5}  # the rate in F3
+    ctx = context(values, {(1, c): computed(f"=$F3*{a}1", v * 1.5)
+                           for c, (a, v) in enumerate((("A", 3.5), ("B", 7.25), ("C", 10.0)))})  # fmt: skip
+    texts = [c.formula for c in candidates(ctx, Target("S", 1, 3), frozenset())]
+    assert "=D1*$F$3" in texts
+
+
+def test_no_fixed_cell_when_it_is_hidden_the_target_or_too_common():
+    def fixed(ctx, hidden=frozenset()):
+        return [c.formula for c in candidates(ctx, SHARE, hidden) if "ind_fixed_far" in c.features]
+
+    assert fixed(share_book(), frozenset({("S", 4, 0)})) == []  # A5 hidden
+    # the target holding the constant is no holder, whatever it holds, hidden or not
+    for value in (0.0, 760.5):
+        assert fixed(share_book(target_value=value)) == ["=A4/$A$5"]
+    four = {"D1": 760.5, "D2": 760.5, "D3": 760.5}  # four holders: a unit, not a cell's value
+    assert fixed(share_book(extra=four)) == []
+    assert set(fixed(share_book(extra={"D1": 760.5}))) == {"=A4/$A$5", "=A4/$D$1"}
+
+
+def test_small_integers_stay_constants():
+    values = {"A1": 150.0, "A2": 300.0, "A3": 450.0, "D1": 12}  # 12 months, typed in D1 too
+    ctx = context(values, {(0, 1): computed("=A1/12", 12.5), (1, 1): computed("=A2/12", 25.0)})
+    texts = [c.formula for c in candidates(ctx, Target("S", 2, 1), frozenset())]
+    assert "=A3/12" in texts and "=A3/$D$1" not in texts

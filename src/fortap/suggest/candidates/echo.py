@@ -26,11 +26,10 @@ from collections import defaultdict
 from itertools import islice
 
 from fortap.sheet.model import a1, column_letter
-from fortap.suggest.candidates.induced import REACH
+from fortap.suggest.candidates.induced import REACH, number_key
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
 MAX_SOURCES = 3  # a value repeated more often than this is too common to point anywhere
-SMALL = 100  # integers below this in size are counts and years' digits, not echoed values
 KEEP = 8  # at most this many echo candidates per target (most shared first)
 
 Key = tuple  # ("t", text) or ("n", number rounded to 12 significant digits)
@@ -100,10 +99,8 @@ def key_of(cell) -> Key | None:
     if cell.kind == "text" and isinstance(cell.value, str) and len(cell.value.strip()) >= 2:
         return ("t", cell.value.strip())
     if cell.kind == "number" and not isinstance(cell.value, bool):
-        v = float(cell.value)
-        if not math.isfinite(v) or (v == int(v) and abs(v) < SMALL):
-            return None
-        return ("n", float(f"{v:.12g}"))
+        key = number_key(float(cell.value))
+        return None if key is None else ("n", key)
     return None
 
 

@@ -9,13 +9,20 @@ numbers around it:
 - one cell of the anchor's row or column (`=B5`);
 - two cells of the anchor's row, or two of its column, joined by `+`, `-`, `*` or `/`;
 - one such cell and a constant (`=B5*0.8`, `=B5/1000`, `=A7+1`), proposed only when at least two
-  anchors agree on the constant, written with at most 6 significant digits.
+  anchors agree on the constant, written with at most 6 significant digits;
+- one such cell and a *fixed cell*: where the anchors agree on a constant that a visible cell of
+  the sheet holds (anywhere on it, at most `MAX_HOLDERS` cells, not a small integer), the
+  constant is that cell's value (`=H24/$H$113`, a share of the total; `=B5*$C$2`, a rate kept in
+  one cell). It is written absolute (`$H$113`), the way most workbooks that fix one cell of such
+  a formula write it.
 Templates are relative (R1C1), so one that explains several anchors along a line is a dragged
 block seen through its values. Every template that explains an anchor is moved to the target
 and proposed. Features: how many anchors of the target's row and of its column it explains, the
 nearest one's distance, the ambiguity of its least ambiguous anchor (how many templates other
 than constants explain that anchor), whether the moved formula's cells hold numbers, and the
-template's kind.
+template's kind; for a fixed cell also how many cells hold the constant, whether the one
+referenced lies in the row or column of the cell it combines with, and how far from the target
+it is.
 
 Hidden cells, the target included, count as empty: nothing reads the target's value. Values equal
 within a relative 1e-9; anchors that are 0 explain nothing (everything computes 0 somewhere).
@@ -24,11 +31,12 @@ within a relative 1e-9; anchors that are 0 explain nothing (everything computes 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 
 import numpy as np
 
-from fortap.sheet.model import a1
-from fortap.suggest.context import BookContext, Place, Target
+from fortap.sheet.model import a1, column_letter
+from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
 REACH = 4  # anchors: numbers this close to the target in its row or column
 LINE = 8  # a pair's cells: this close to the anchor in its row or column
@@ -36,9 +44,13 @@ MAX_RUN = 200  # longest aggregate run tried
 KEEP = 24  # at most this many induced candidates per target (most supported first)
 AGGREGATES = ("SUM", "AVERAGE")
 OPS = ("+", "-", "*", "/")
+MAX_HOLDERS = 3  # a constant that more cells hold is a unit, not a reference to one of them
+SMALL = 100  # integers below this in size are counts and steps (`+1`, `*12`), not cells' values
 KINDS = {"SUM": 0, "AVERAGE": 1, "ref": 2, "+": 3, "-": 4, "*": 5, "/": 6}
-KINDS |= {"+k": 7, "-k": 8, "*k": 9, "/k": 10}
-CONSTANT = ("+k", "-k", "*k", "/k")
+KINDS |= {"+c": 7, "-c": 8, "*c": 9, "/c": 10}  # one cell and a fixed cell
+KINDS |= {"+k": 11, "-k": 12, "*k": 13, "/k": 14}  # one cell and a constant
+CONSTANT = ("+k", "-k", "*k", "/k", "+c", "-c", "*c", "/c")  # the anchors must agree on it
+FIXED = ("+c", "-c", "*c", "/c")
 SIDES = {"above": (-1, 0), "below": (1, 0), "left": (0, -1), "right": (0, 1)}
 
 Template = tuple  # (kind, offsets...) relative to the anchor; see `_explain`
@@ -60,6 +72,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         v = float(cell.value)  # type: ignore[arg-type]
         return v if math.isfinite(v) else None
 
+    held = numbers_of(sc)
     found: dict[Template, dict] = {}
     for axis, (dr, dc) in (("row", (0, 1)), ("col", (1, 0))):
         for d in (k for k in range(-REACH, REACH + 1) if k):
@@ -67,7 +80,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             v = value(*at)
             if v is None or v == 0.0:
                 continue
-            explained = _explain(value, at, v)
+            explained = _explain(value, at, v, held)
             rivals = 1 + sum(tpl[0] not in CONSTANT for tpl in explained)
             for tpl in explained:
                 rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 1e9})
@@ -78,25 +91,80 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
     for tpl, rec in found.items():
         if tpl[0] in CONSTANT and rec["row"] + rec["col"] < 2:
             continue
+        if tpl[0] in FIXED:
+            out += _fixed(tpl, rec, target, held.get(tpl[3], ()), value)
+            continue
         text, cells = _at(tpl, r, c)
         if text is None:
             continue
         landed = sum(value(*x) is not None for x in cells) / len(cells)
-        feats = {
-            "ind_row": float(rec["row"]),
-            "ind_col": float(rec["col"]),
-            "ind_support": float(rec["row"] + rec["col"]),
-            "ind_near": float(rec["near"]),
-            "ind_log_amb": math.log(rec["amb"]),
-            "ind_kind": float(KINDS[tpl[0]]),
-            "ind_landed": landed,
-            "ind_reading": float(_reading_order(tpl)),
-            "ind_log_span": math.log1p(_span(tpl)),
-        }
-        n = rec["row"] + rec["col"]
-        what = f"computes the values of {n} neighbouring cell{'s' * (n > 1)}"
-        out.append(Candidate(text, "induced", what, feats))
+        out.append(Candidate(text, "induced", _why(rec), _features(tpl, rec, landed)))
     return by_strength(out)[:KEEP]
+
+
+def _features(tpl: Template, rec: dict, landed: float) -> dict[str, float]:
+    return {
+        "ind_row": float(rec["row"]),
+        "ind_col": float(rec["col"]),
+        "ind_support": float(rec["row"] + rec["col"]),
+        "ind_near": float(rec["near"]),
+        "ind_log_amb": math.log(rec["amb"]),
+        "ind_kind": float(KINDS[tpl[0]]),
+        "ind_landed": landed,
+        "ind_reading": float(_reading_order(tpl)),
+        "ind_log_span": math.log1p(_span(tpl)),
+    }
+
+
+def _why(rec: dict) -> str:
+    n = rec["row"] + rec["col"]
+    return f"computes the values of {n} neighbouring cell{'s' * (n > 1)}"
+
+
+def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
+    """A fixed-cell template at the target: one candidate per visible cell holding its
+    constant, absolute (none when more than `MAX_HOLDERS` cells hold it)."""
+    from fortap.suggest.candidates import Candidate
+
+    r, c = target.row, target.col
+    at = (r + tpl[1], c + tpl[2])
+    seen = [h for h in holders if h != at and value(*h) is not None]
+    if min(at) < 0 or not seen or len(seen) > MAX_HOLDERS:
+        return []
+    landed = float(value(*at) is not None)
+    out = []
+    for h in seen:
+        ref = f"${column_letter(h[1])}${h[0] + 1}"
+        feats = _features(tpl, rec, landed) | {
+            "ind_log_holders": math.log(len(seen)),
+            "ind_fixed_line": float(h[0] == at[0] or h[1] == at[1]),  # the total of `at`'s line
+            "ind_fixed_far": math.log1p(abs(h[0] - r) + abs(h[1] - c)),
+        }
+        why = f"{_why(rec)}, with {a1(*h)} as its constant"
+        out.append(Candidate(f"={a1(*at)}{tpl[0][0]}{ref}", "induced", why, feats))
+    return out
+
+
+def numbers_of(sc: SheetContext) -> dict[float, list[tuple[int, int]]]:
+    """Number (`number_key`) -> the cells holding it, built once per sheet. Hidden cells and
+    the target are in it: the caller checks each holder."""
+    if sc.number_index is None:
+        index: dict[float, list[tuple[int, int]]] = defaultdict(list)
+        for rc, cell in sc.sheet.cells.items():
+            if cell.kind == "number" and not isinstance(cell.value, bool):
+                key = number_key(float(cell.value))  # type: ignore[arg-type]
+                if key is not None:
+                    index[key].append(rc)
+        sc.number_index = dict(index)
+    return sc.number_index
+
+
+def number_key(v: float) -> float | None:
+    """`v` rounded to 12 significant digits; None for what no cell is referenced for: an
+    integer below `SMALL` in size (0 included), or not finite."""
+    if not math.isfinite(v) or (v == int(v) and abs(v) < SMALL):
+        return None
+    return float(f"{v:.12g}")
 
 
 def by_strength(cands) -> list:
@@ -110,8 +178,9 @@ def by_strength(cands) -> list:
     return sorted((c for c in cands if "ind_support" in c.features), key=strength)
 
 
-def _explain(value, at: tuple[int, int], v: float) -> list[Template]:
-    """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers."""
+def _explain(value, at: tuple[int, int], v: float, held=None) -> list[Template]:
+    """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers;
+    `held` (`numbers_of`) the sheet's numbers, for the fixed-cell templates."""
     out: list[Template] = []
     ar, ac = at
     for dr, dc in SIDES.values():
@@ -139,7 +208,7 @@ def _explain(value, at: tuple[int, int], v: float) -> list[Template]:
         for i in np.flatnonzero(_close(vals, v)):
             out.append(("ref", *offs[i]))
         for i in np.flatnonzero(vals != 0.0):
-            out += _constants(offs[i], float(vals[i]), v)
+            out += _constants(offs[i], float(vals[i]), v, held)
         out += _pairs(offs, vals, v)
     return out
 
@@ -160,8 +229,9 @@ def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Temp
     return out
 
 
-def _constants(off: tuple[int, int], x: float, v: float) -> list[Template]:
-    """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k."""
+def _constants(off: tuple[int, int], x: float, v: float, held=None) -> list[Template]:
+    """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k; and, when a cell of
+    `held` holds k, as x and that fixed cell (the key of k in `held`)."""
     out = []
     for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
         scaling = kind in ("*k", "/k")
@@ -170,6 +240,9 @@ def _constants(off: tuple[int, int], x: float, v: float) -> list[Template]:
         text = _nice(k)
         if text is not None:
             out.append((kind, *off, text))
+        key = number_key(k) if held else None
+        if key is not None and key in held:
+            out.append((kind[0] + "c", *off, key))
     return out
 
 
