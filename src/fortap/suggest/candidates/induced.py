@@ -123,7 +123,8 @@ def _why(rec: dict) -> str:
 
 def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
     """A fixed-cell template at the target: one candidate per visible cell holding its
-    constant, absolute (none when more than `MAX_HOLDERS` cells hold it)."""
+    constant, absolute; none when more than `MAX_HOLDERS` visible cells hold it (the cell the
+    formula combines it with, the target and hidden cells are not counted)."""
     from fortap.suggest.candidates import Candidate
 
     r, c = target.row, target.col
