@@ -5,6 +5,7 @@ from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.induced import candidates
 from fortap.suggest.candidates.template import candidates as template_candidates
 from fortap.suggest.context import BookContext, Target
+from fortap.suggest.train import examples, labels_of
 from tests.suggest.sheets_ranker import book, sheet
 
 
@@ -115,14 +116,16 @@ def test_the_paper_setting_proposes_induced_formulas_and_sees_no_formula():
         assert ("=SUM(B1:B5)" in texts) is found
 
 
-def share_book(total_at: str = "A5", target_value: float = 0.0, extra=None) -> BookContext:
+def share_book(
+    total_at: str = "A5", target_value: float = 0.0, extra=None, gold: str = "=A4/$A$5"
+) -> BookContext:
     """A1:A4 amounts, their total 760.5 in `total_at`; B1:B3 each amount's share of it (B4, the
-    target, cached `target_value`)."""
+    target: formula `gold`, cached `target_value`)."""
     amounts = (120.5, 230.25, 310.0, 99.75)
     values = {f"A{i + 1}": v for i, v in enumerate(amounts)} | {total_at: 760.5} | (extra or {})
     shares = {(r, 1): computed(f"=A{r + 1}/{total_at}", v / 760.5)
               for r, v in enumerate(amounts[:3])}  # fmt: skip
-    return context(values, {**shares, (3, 1): computed("=A4/$A$5", target_value)})
+    return context(values, {**shares, (3, 1): computed(gold, target_value)})
 
 
 SHARE = Target("S", 3, 1)  # B4
@@ -166,3 +169,15 @@ def test_small_integers_stay_constants():
     ctx = context(values, {(0, 1): computed("=A1/12", 12.5), (1, 1): computed("=A2/12", 25.0)})
     texts = [c.formula for c in candidates(ctx, Target("S", 2, 1), frozenset())]
     assert "=A3/12" in texts and "=A3/$D$1" not in texts
+
+
+def test_dollars_count_except_in_the_paper_setting():
+    # no formula shows its `$` in the paper setting: there the gold is found whatever they are
+    ctx = share_book()  # B4's gold: =A4/$A$5
+    fixed = [c for c in generate(ctx, SHARE, setting="paper") if c.formula == "=A4/$A$5"]
+    other = [replace(fixed[0], formula="=A4/A$5")]  # the same formula, other `$`
+    assert labels_of(ctx, SHARE, fixed) == labels_of(ctx, SHARE, other, dollars=False) == [2]
+    assert labels_of(ctx, SHARE, other) == [0]
+    ctx = share_book(gold="=A4/A$5")  # written with the row fixed only
+    assert examples(ctx, [SHARE], "paper")[2] == 0  # `=A4/$A$5` is its gold there
+    assert examples(ctx, [SHARE], "sheet")[2] == 1  # not where formulas (and `$`) are seen

@@ -5,7 +5,8 @@ For each training workbook (`books.side_of` == "train"; `TrainConfig.side` may p
 for a user's request: in the *sheet* setting only the target is hidden, in the *new-formula*
 setting its dragged block too (the contiguous cells sharing its R1C1), in the *paper* setting
 every formula. A candidate's relevance (`labels_of`) is 2 when its text equals the gold
-formula's (`anchor.normal_text`: case, spaces and printing normalised, `$` kept), else 0; in
+formula's (`anchor.normal_text`: case, spaces and printing normalised, `$` kept; in the paper
+setting `$` is ignored, since no formula there shows how a workbook writes it), else 0; in
 the settings of `TrainConfig.sketch_label` (`--sketch-label paper`) it is 1 when only its
 sketch is the gold's (the paper's sketch: operators and functions, references as `[RANGE]`,
 numbers as `[C-NUM]`). With no formula visible the exact formula is rarely among the
@@ -72,19 +73,29 @@ def hidden_for(ctx: BookContext, target: Target, setting: str) -> frozenset:
 
 
 def labels_of(
-    ctx: BookContext, target: Target, cands: Sequence, sketches: bool = False
+    ctx: BookContext,
+    target: Target,
+    cands: Sequence,
+    sketches: bool = False,
+    dollars: bool = True,
 ) -> list[int]:
-    """Relevance of each candidate: 2 the gold formula, 1 (with `sketches`) the gold's sketch
-    alone, 0 otherwise (module doc)."""
+    """Relevance of each candidate: 2 the gold formula (`$` ignored unless `dollars`), 1 (with
+    `sketches`) the gold's sketch alone, 0 otherwise (module doc)."""
     gold = gold_text(ctx, target)
     formula = ctx.formula_at(target.sheet, target.row, target.col)
-    y = [2 * int(c.formula.upper().replace(" ", "") == gold) for c in cands]
+    y = [2 * int(_same(c.formula.upper().replace(" ", ""), gold, dollars)) for c in cands]
     if sketches and formula is not None:
         want = sketch_key(formula.sketch)
         for i, c in enumerate(cands):
             if not y[i]:
                 y[i] = int(sketch_at(c.formula, target) == want)
     return y
+
+
+def _same(text: str, gold: str | None, dollars: bool) -> bool:
+    if gold is None or dollars:
+        return text == gold
+    return text.replace("$", "") == gold.replace("$", "")
 
 
 def sketch_at(text: str, target: Target) -> tuple[str, ...] | None:
@@ -111,7 +122,7 @@ def examples(
     groups, labels, missed, unused = [], [], 0, 0
     for target in targets:
         cands = generate(ctx, target, hidden_for(ctx, target, setting), setting, model, common)
-        y = labels_of(ctx, target, cands, sketches)
+        y = labels_of(ctx, target, cands, sketches, dollars=setting != "paper")
         missed += 2 not in y
         if not any(y):
             unused += 1
