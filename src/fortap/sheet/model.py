@@ -24,8 +24,10 @@ def column_letter(col: int) -> str:
     return letters
 
 
-def a1(row: int, col: int) -> str:
-    """0-based (row, col) -> A1 text."""
+def a1(row: int, col: int, absolute: bool = False) -> str:
+    """0-based (row, col) -> A1 text (`C3`; `$C$3` when `absolute`)."""
+    if absolute:
+        return f"${column_letter(col)}${row + 1}"
     return f"{column_letter(col)}{row + 1}"
 
 

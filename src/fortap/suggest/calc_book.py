@@ -13,7 +13,7 @@ from pathlib import Path
 import formualizer as fz
 
 from fortap.formula.references import quote_sheet
-from fortap.sheet.model import Workbook, column_letter
+from fortap.sheet.model import Workbook, a1
 
 ERROR_TEXT = {
     "Div": "#DIV/0!",
@@ -102,8 +102,8 @@ def defined_names(engine: fz.Workbook) -> dict[tuple[str | None, str], str]:
     for e in entries:
         if e.get("kind") not in ("cell", "range") or not e.get("sheet"):
             continue
-        start = f"${column_letter(e['start_col'] - 1)}${e['start_row']}"
-        end = f"${column_letter(e['end_col'] - 1)}${e['end_row']}"
+        start = a1(e["start_row"] - 1, e["start_col"] - 1, absolute=True)
+        end = a1(e["end_row"] - 1, e["end_col"] - 1, absolute=True)
         text = quote_sheet(e["sheet"]) + "!" + (start if start == end else f"{start}:{end}")
         scope = e.get("scope_sheet") if e.get("scope") == "sheet" else None
         out[(scope.casefold() if scope else None, str(e["name"]).casefold())] = text

@@ -25,7 +25,7 @@ import math
 from collections import defaultdict
 from itertools import islice
 
-from fortap.sheet.model import a1, column_letter
+from fortap.sheet.model import a1
 from fortap.suggest.candidates.induced import REACH, number_key
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
@@ -73,7 +73,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         if min(to) < 0 or not visible(*to) or not holds_value(sc.sheet.cell(*to)):
             continue
         ref = a1(*to)
-        text = f"={ref}" if tpl[0] == "rel" else f"=${column_letter(to[1])}${to[0] + 1}"
+        text = "=" + a1(*to, absolute=tpl[0] == "abs")
         n = rec["row"] + rec["col"]
         feats = {
             "echo_row": float(rec["row"]),

@@ -35,7 +35,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from fortap.sheet.model import a1, column_letter
+from fortap.sheet.model import a1
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
 REACH = 4  # anchors: numbers this close to the target in its row or column
@@ -135,14 +135,14 @@ def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
     landed = float(value(*at) is not None)
     out = []
     for h in seen:
-        ref = f"${column_letter(h[1])}${h[0] + 1}"
         feats = _features(tpl, rec, landed) | {
             "ind_log_holders": math.log(len(seen)),
             "ind_fixed_line": float(h[0] == at[0] or h[1] == at[1]),  # the total of `at`'s line
             "ind_fixed_far": math.log1p(abs(h[0] - r) + abs(h[1] - c)),
         }
         why = f"{_why(rec)}, with {a1(*h)} as its constant"
-        out.append(Candidate(f"={a1(*at)}{tpl[0][0]}{ref}", "induced", why, feats))
+        text = f"={a1(*at)}{tpl[0][0]}{a1(*h, absolute=True)}"
+        out.append(Candidate(text, "induced", why, feats))
     return out
 
 
