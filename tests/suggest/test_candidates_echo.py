@@ -2,7 +2,8 @@ import math
 
 from fortap.sheet.model import Cell
 from fortap.suggest.candidates import generate
-from fortap.suggest.candidates.echo import candidates, key_of
+from fortap.suggest.candidates.echo import candidates
+from fortap.suggest.candidates.values import key_of
 from fortap.suggest.context import Target
 from tests.suggest.test_candidates_induced import context
 

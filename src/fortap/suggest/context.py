@@ -55,8 +55,7 @@ class SheetContext:
     header_index: dict | None = field(default=None, repr=False)  # built by the sibling source
     text_group: np.ndarray | None = field(default=None, repr=False)  # built by `verbatim`
     text_count: int = field(default=0, repr=False)
-    value_index: dict | None = field(default=None, repr=False)  # built by `echo`
-    number_index: dict | None = field(default=None, repr=False)  # built by `induced`
+    value_index: dict | None = field(default=None, repr=False)  # built by `candidates.values`
     keyed_cells: np.ndarray | None = field(default=None, repr=False)  # built by `keyed`
     label_index: tuple | None = field(default=None, repr=False)  # built by `keyed`
     _counts: dict[str, np.ndarray] | None = field(default=None, repr=False)

@@ -22,17 +22,15 @@ count as empty: nothing reads the target's value.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from itertools import islice
 
 from fortap.sheet.model import a1
-from fortap.suggest.candidates.induced import REACH, number_key
-from fortap.suggest.context import BookContext, Place, SheetContext, Target
+from fortap.suggest.candidates.induced import REACH
+from fortap.suggest.candidates.values import key_of, values_of
+from fortap.suggest.context import BookContext, Place, Target
 
 MAX_SOURCES = 3  # a value repeated more often than this is too common to point anywhere
 KEEP = 8  # at most this many echo candidates per target (most shared first)
-
-Key = tuple  # ("t", text) or ("n", number rounded to 12 significant digits)
 
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
@@ -92,31 +90,6 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
     return [cand for *_, cand in out[:KEEP]]
 
 
-def key_of(cell) -> Key | None:
-    """What makes a value worth echoing: a text of 2+ characters (stripped), or a number that is
-    not a small integer (2020.0 and 0.5 are kept); None for anything else (empty, booleans,
-    errors, 0, 7)."""
-    if cell.kind == "text" and isinstance(cell.value, str) and len(cell.value.strip()) >= 2:
-        return ("t", cell.value.strip())
-    if cell.kind == "number" and not isinstance(cell.value, bool):
-        key = number_key(float(cell.value))
-        return None if key is None else ("n", key)
-    return None
-
-
 def holds_value(cell) -> bool:
     """A cell that shows something: not empty, and not a formula's empty text ("")."""
     return cell.kind != "empty" and str(cell.value).strip() != ""
-
-
-def values_of(sc: SheetContext) -> dict[Key, list[tuple[int, int]]]:
-    """Value key -> the cells holding it, built once per sheet; a value in one cell only is left
-    out (an anchor is its own only holder then: it has no source)."""
-    if sc.value_index is None:
-        index: dict[Key, list[tuple[int, int]]] = defaultdict(list)
-        for rc, cell in sc.sheet.cells.items():
-            key = key_of(cell)
-            if key is not None:
-                index[key].append(rc)
-        sc.value_index = {k: cells for k, cells in index.items() if len(cells) > 1}
-    return sc.value_index

@@ -31,12 +31,12 @@ within a relative 1e-9; anchors that are 0 explain nothing (everything computes 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 
 import numpy as np
 
 from fortap.sheet.model import a1
-from fortap.suggest.context import BookContext, Place, SheetContext, Target
+from fortap.suggest.candidates.values import number_key, values_of
+from fortap.suggest.context import BookContext, Place, Target
 
 REACH = 4  # anchors: numbers this close to the target in its row or column
 LINE = 8  # a pair's cells: this close to the anchor in its row or column
@@ -45,7 +45,6 @@ KEEP = 24  # at most this many induced candidates per target (most supported fir
 AGGREGATES = ("SUM", "AVERAGE")
 OPS = ("+", "-", "*", "/")
 MAX_HOLDERS = 3  # a constant that more cells hold is a unit, not a reference to one of them
-SMALL = 100  # integers below this in size are counts and steps (`+1`, `*12`), not cells' values
 KINDS = {"SUM": 0, "AVERAGE": 1, "ref": 2, "+": 3, "-": 4, "*": 5, "/": 6}
 KINDS |= {"+c": 7, "-c": 8, "*c": 9, "/c": 10}  # one cell and a fixed cell
 KINDS |= {"+k": 11, "-k": 12, "*k": 13, "/k": 14}  # one cell and a constant
@@ -72,7 +71,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         v = float(cell.value)  # type: ignore[arg-type]
         return v if math.isfinite(v) else None
 
-    held = numbers_of(sc)
+    held = values_of(sc)
     found: dict[Template, dict] = {}
     for axis, (dr, dc) in (("row", (0, 1)), ("col", (1, 0))):
         for d in (k for k in range(-REACH, REACH + 1) if k):
@@ -92,7 +91,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         if tpl[0] in CONSTANT and rec["row"] + rec["col"] < 2:
             continue
         if tpl[0] in FIXED:
-            out += _fixed(tpl, rec, target, held.get(tpl[3], ()), value)
+            out += _fixed(tpl, rec, target, held.get(("n", tpl[3]), ()), value)
             continue
         text, cells = _at(tpl, r, c)
         if text is None:
@@ -146,28 +145,6 @@ def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
     return out
 
 
-def numbers_of(sc: SheetContext) -> dict[float, list[tuple[int, int]]]:
-    """Number (`number_key`) -> the cells holding it, built once per sheet. Hidden cells and
-    the target are in it: the caller checks each holder."""
-    if sc.number_index is None:
-        index: dict[float, list[tuple[int, int]]] = defaultdict(list)
-        for rc, cell in sc.sheet.cells.items():
-            if cell.kind == "number" and not isinstance(cell.value, bool):
-                key = number_key(float(cell.value))  # type: ignore[arg-type]
-                if key is not None:
-                    index[key].append(rc)
-        sc.number_index = dict(index)
-    return sc.number_index
-
-
-def number_key(v: float) -> float | None:
-    """`v` rounded to 12 significant digits; None for what no cell is referenced for: an
-    integer below `SMALL` in size (0 included), or not finite."""
-    if not math.isfinite(v) or (v == int(v) and abs(v) < SMALL):
-        return None
-    return float(f"{v:.12g}")
-
-
 def by_strength(cands) -> list:
     """The induced among `cands`, the hand order without learning: most anchors explained first,
     then the nearest, the least ambiguous and the simplest kind (`KINDS` order)."""
@@ -181,7 +158,7 @@ def by_strength(cands) -> list:
 
 def _explain(value, at: tuple[int, int], v: float, held=None) -> list[Template]:
     """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers;
-    `held` (`numbers_of`) the sheet's numbers, for the fixed-cell templates."""
+    `held` (`values.values_of`) the sheet's values, for the fixed-cell templates."""
     out: list[Template] = []
     ar, ac = at
     for dr, dc in SIDES.values():
@@ -242,7 +219,7 @@ def _constants(off: tuple[int, int], x: float, v: float, held=None) -> list[Temp
         if text is not None:
             out.append((kind, *off, text))
         key = number_key(k) if held else None
-        if key is not None and key in held:
+        if key is not None and ("n", key) in held:
             out.append((kind[0] + "c", *off, key))
     return out
 
