@@ -164,6 +164,23 @@ def test_no_fixed_cell_when_it_is_hidden_the_target_or_too_common():
     assert set(fixed(share_book(extra={"D1": 760.5}))) == {"=A4/$A$5", "=A4/$D$1"}
 
 
+def test_a_negative_fixed_cell_and_large_sums_are_found():
+    # a balance column: B = A + D1, D1 = -150.5 (a negative adjustment kept in one cell)
+    amounts = (1000.25, 2000.75, 1234.5, 980.0)
+    values = {f"A{i + 1}": v for i, v in enumerate(amounts)} | {"D1": -150.5}
+    ctx = context(values, {(r, 1): computed(f"=A{r + 1}+$D$1", v - 150.5)
+                           for r, v in enumerate(amounts[:3])})  # fmt: skip
+    by_text = {c.formula: c for c in candidates(ctx, SHARE, frozenset())}
+    assert "=A4-150.5" in by_text
+    assert by_text["=A4+$D$1"].features["ind_landed"] == 1.0  # A4 and D1 both hold numbers
+    # amounts so large that `v - x` is off the holder's 12 digits: found by value all the same
+    big = (1e9 + 0.1, 2e9 + 0.3, 3e9 + 0.7, 4e9 + 0.9)
+    values = {f"A{i + 1}": v for i, v in enumerate(big)} | {"D1": 0.123456789}
+    ctx = context(values, {(r, 1): computed(f"=A{r + 1}+$D$1", v + 0.123456789)
+                           for r, v in enumerate(big[:3])})  # fmt: skip
+    assert "=A4+$D$1" in [c.formula for c in candidates(ctx, SHARE, frozenset())]
+
+
 def test_small_integers_stay_constants():
     values = {"A1": 150.0, "A2": 300.0, "A3": 450.0, "D1": 12}  # 12 months, typed in D1 too
     ctx = context(values, {(0, 1): computed("=A1/12", 12.5), (1, 1): computed("=A2/12", 25.0)})

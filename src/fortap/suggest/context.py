@@ -56,6 +56,7 @@ class SheetContext:
     text_group: np.ndarray | None = field(default=None, repr=False)  # built by `verbatim`
     text_count: int = field(default=0, repr=False)
     value_index: dict | None = field(default=None, repr=False)  # built by `candidates.values`
+    number_keys: np.ndarray | None = field(default=None, repr=False)  # built by `candidates.values`
     keyed_cells: np.ndarray | None = field(default=None, repr=False)  # built by `keyed`
     label_index: tuple | None = field(default=None, repr=False)  # built by `keyed`
     _counts: dict[str, np.ndarray] | None = field(default=None, repr=False)

@@ -13,8 +13,9 @@ numbers around it:
 - one such cell and a *fixed cell*: where the anchors agree on a constant that a visible cell of
   the sheet holds (anywhere on it, at most `MAX_HOLDERS` cells, not a small integer), the
   constant is that cell's value (`=H24/$H$113`, a share of the total; `=B5*$C$2`, a rate kept in
-  one cell). It is written absolute (`$H$113`), the way most workbooks that fix one cell of such
-  a formula write it.
+  one cell; `=A3+$D$1` with D1 = -150.5). It is written absolute (`$H$113`), the way most
+  workbooks that fix one cell of such a formula write it. The holder is found by value, so that
+  `x op holder` equals the anchor by the module's equality.
 Templates are relative (R1C1), so one that explains several anchors along a line is a dragged
 block seen through its values. Every template that explains an anchor is moved to the target
 and proposed. Features: how many anchors of the target's row and of its column it explains, the
@@ -22,7 +23,7 @@ nearest one's distance, the ambiguity of its least ambiguous anchor (how many te
 than constants explain that anchor), whether the moved formula's cells hold numbers, and the
 template's kind; for a fixed cell also how many cells hold the constant, whether the one
 referenced lies in the row or column of the cell it combines with, and how far from the target
-it is.
+it is (its `ind_landed` counts the holder among the cells read).
 
 Hidden cells, the target included, count as empty: nothing reads the target's value. Values equal
 within a relative 1e-9; anchors that are 0 explain nothing (everything computes 0 somewhere).
@@ -31,11 +32,12 @@ within a relative 1e-9; anchors that are 0 explain nothing (everything computes 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
 from fortap.sheet.model import a1
-from fortap.suggest.candidates.values import number_key, values_of
+from fortap.suggest.candidates.values import numbers_near, values_of
 from fortap.suggest.context import BookContext, Place, Target
 
 REACH = 4  # anchors: numbers this close to the target in its row or column
@@ -72,6 +74,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         return v if math.isfinite(v) else None
 
     held = values_of(sc)
+    near = partial(numbers_near, sc)
     found: dict[Template, dict] = {}
     for axis, (dr, dc) in (("row", (0, 1)), ("col", (1, 0))):
         for d in (k for k in range(-REACH, REACH + 1) if k):
@@ -79,7 +82,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             v = value(*at)
             if v is None or v == 0.0:
                 continue
-            explained = _explain(value, at, v, held)
+            explained = _explain(value, at, v, near)
             rivals = 1 + sum(tpl[0] not in CONSTANT for tpl in explained)
             for tpl in explained:
                 rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 1e9})
@@ -131,7 +134,7 @@ def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
     seen = [h for h in holders if h != at and value(*h) is not None]
     if min(at) < 0 or not seen or len(seen) > MAX_HOLDERS:
         return []
-    landed = float(value(*at) is not None)
+    landed = (float(value(*at) is not None) + 1.0) / 2  # the holder is always a visible number
     out = []
     for h in seen:
         feats = _features(tpl, rec, landed) | {
@@ -156,9 +159,9 @@ def by_strength(cands) -> list:
     return sorted((c for c in cands if "ind_support" in c.features), key=strength)
 
 
-def _explain(value, at: tuple[int, int], v: float, held=None) -> list[Template]:
+def _explain(value, at: tuple[int, int], v: float, near=None) -> list[Template]:
     """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers;
-    `held` (`values.values_of`) the sheet's values, for the fixed-cell templates."""
+    `near` (`values.numbers_near` of the sheet) finds the fixed cells' constants."""
     out: list[Template] = []
     ar, ac = at
     for dr, dc in SIDES.values():
@@ -186,7 +189,7 @@ def _explain(value, at: tuple[int, int], v: float, held=None) -> list[Template]:
         for i in np.flatnonzero(_close(vals, v)):
             out.append(("ref", *offs[i]))
         for i in np.flatnonzero(vals != 0.0):
-            out += _constants(offs[i], float(vals[i]), v, held)
+            out += _constants(offs[i], float(vals[i]), v, near)
         out += _pairs(offs, vals, v)
     return out
 
@@ -207,21 +210,36 @@ def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Temp
     return out
 
 
-def _constants(off: tuple[int, int], x: float, v: float, held=None) -> list[Template]:
-    """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k; and, when a cell of
-    `held` holds k, as x and that fixed cell (the key of k in `held`)."""
+def _constants(off: tuple[int, int], x: float, v: float, near=None) -> list[Template]:
+    """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k; and, for each number h
+    of the sheet with `x op h` = v (`near(k, tol)`: the sheet's number keys near k), as x and
+    the fixed cell that holds h (a negative h too: `=A3+$D$1` with D1 = -150.5)."""
     out = []
     for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
+        if near is not None:
+            out += [(kind[0] + "c", *off, h) for h in _held(kind[0], x, v, k, near)]
         scaling = kind in ("*k", "/k")
         if (scaling and k == 1.0) or (not scaling and k <= 0.0):
             continue  # x*1 is x itself; x-(-k) is written x+k
         text = _nice(k)
         if text is not None:
             out.append((kind, *off, text))
-        key = number_key(k) if held else None
-        if key is not None and ("n", key) in held:
-            out.append((kind[0] + "c", *off, key))
     return out
+
+
+def _held(op: str, x: float, v: float, k: float, near) -> list[float]:
+    """The sheet's numbers h near `k` with `x op h` = v (the module's equality); additive
+    constants are as exact as `v` is, so the search tolerance scales with `v` for them."""
+    if not math.isfinite(k) or k == 0.0:
+        return []
+    scale = abs(k) if op in "*/" else max(abs(v), abs(k))
+    hs = near(k, 4e-9 * scale)
+    if not hs:
+        return []
+    h = np.array(hs)  # (m,)
+    with np.errstate(all="ignore"):
+        got = {"+": x + h, "-": x - h, "*": x * h, "/": x / h}[op]  # (m,)
+    return [hs[i] for i in np.flatnonzero(_close(got, v))]
 
 
 def _nice(k: float) -> str | None:

@@ -1,16 +1,19 @@
 """The values a sheet's cells hold, indexed once per sheet for the sources that read values.
 
 `echo` looks up the other cells that hold an anchor's value (a label, a parameter); `induced`
-looks up the cells that hold a constant its anchors agree on (a total, a rate). Both count a
-value by `key_of`: a text of 2+ characters (stripped), or a number that is not a small integer
-(`number_key`). The index holds every cell, hidden ones and the target included: each caller
-checks what it finds.
+looks up the cells that hold a constant its anchors agree on (a total, a rate), by value within a
+tolerance (`numbers_near`), since a constant recovered from `v - x` carries the rounding of `v`.
+Both count a value by `key_of`: a text of 2+ characters (stripped), or a number that is not a
+small integer (`number_key`). The index holds every cell, hidden ones and the target included:
+each caller checks what it finds.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+
+import numpy as np
 
 from fortap.suggest.context import SheetContext
 
@@ -50,3 +53,14 @@ def values_of(sc: SheetContext) -> dict[Key, list[tuple[int, int]]]:
                 index[key].append(rc)
         sc.value_index = dict(index)
     return sc.value_index
+
+
+def numbers_near(sc: SheetContext, k: float, tol: float) -> list[float]:
+    """The number keys of the sheet's index (`values_of`) within `tol` of `k`, ascending."""
+    if sc.number_keys is None:
+        keys = [key[1] for key in values_of(sc) if key[0] == "n"]
+        sc.number_keys = np.sort(np.array(keys, np.float64))  # (m,)
+    keys = sc.number_keys
+    lo = int(np.searchsorted(keys, k - tol, side="left"))
+    hi = int(np.searchsorted(keys, k + tol, side="right"))
+    return [float(x) for x in keys[lo:hi]]
