@@ -199,17 +199,20 @@ def test_missing_ranker_and_model(book, tmp_path):
 def test_train_ranker_rejects_unknown_settings(tmp_path):
     head = (
         "error: --settings must list sheet, new-formula or paper and --sketch-label some of "
-        "them, --per-book be >= 1 and --side train or dev"
+        "them, --per-book and --paper-per-book be >= 1 and --side train or dev"
     )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--settings", "bogus") == (
-        f"{head} (got 'bogus', '', 60, 'train')"
+        f"{head} (got 'bogus', '', 60, 120, 'train')"
     )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--side", "test") == (
-        f"{head} (got 'sheet,new-formula,paper', '', 60, 'test')"
+        f"{head} (got 'sheet,new-formula,paper', '', 60, 120, 'test')"
     )
+    none = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--paper-per-book", "0")
+    assert none == f"{head} (got 'sheet,new-formula,paper', '', 60, 0, 'train')"
     bad = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--sketch-label", "papr")
-    assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 'train')"
+    assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 120, 'train')"
     args = ("-o", tmp_path / "r", "--settings", "sheet", "--sketch-label", "paper")
     assert (
-        error_of("train-ranker", tmp_path, *args) == f"{head} (got 'sheet', 'paper', 60, 'train')"
+        error_of("train-ranker", tmp_path, *args)
+        == f"{head} (got 'sheet', 'paper', 60, 120, 'train')"
     )

@@ -113,6 +113,9 @@ def train_ranker_command(
     per_book: Annotated[
         int, typer.Option(help="Targets per workbook and setting (evenly spread).")
     ] = 60,
+    paper_per_book: Annotated[
+        int, typer.Option(help="Targets per workbook in the paper setting (evenly spread).")
+    ] = 120,
     settings: Annotated[
         str, typer.Option(help="Comma-separated: sheet, new-formula, paper.")
     ] = "sheet,new-formula,paper",
@@ -149,14 +152,15 @@ def train_ranker_command(
     sketched = tuple(s.strip() for s in sketch_label.split(",") if s.strip())
     unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
     unknown += [s for s in sketched if s not in chosen]
-    if unknown or not chosen or per_book < 1 or side not in ("train", "dev"):
+    if unknown or not chosen or min(per_book, paper_per_book) < 1 or side not in ("train", "dev"):
         raise FortapError(
             f"--settings must list sheet, new-formula or paper and --sketch-label some of them, "
-            f"--per-book be >= 1 and --side train or dev (got {settings!r}, {sketch_label!r}, "
-            f"{per_book}, {side!r})"
+            f"--per-book and --paper-per-book be >= 1 and --side train or dev (got {settings!r}, "
+            f"{sketch_label!r}, {per_book}, {paper_per_book}, {side!r})"
         )
     cfg = TrainConfig(
         per_book=per_book,
+        paper_per_book=paper_per_book,
         settings=chosen,
         side=side,
         model=model,

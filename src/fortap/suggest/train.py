@@ -1,7 +1,7 @@
 """`fortap train-ranker`: the ranker learnt leave-one-out on the training side's own formulas.
 
 For each training workbook (`books.side_of` == "train"; `TrainConfig.side` may pick "dev"), up to `per_book` target cells
-(`books.targets_of`, evenly spread) are hidden one at a time and their candidates generated as
+(`books.targets_of`, evenly spread; `paper_per_book` in the paper setting) are hidden one at a time and their candidates generated as
 for a user's request: in the *sheet* setting only the target is hidden, in the *new-formula*
 setting its dragged block too (the contiguous cells sharing its R1C1), in the *paper* setting
 every formula. A candidate's relevance (`labels_of`) is 2 when its text equals the gold
@@ -20,7 +20,10 @@ workbook's targets are then generated with the table of the other workbooks
 default: on dev they trade exact top-1 in every setting for sketch top-1 in the paper setting
 (docs/formula-transfer.md), and the shipped ranker is trained without them. The cap keeps
 the two large models (times_nz, excel_to_code_2050models) from outweighing two hundred small
-books. With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*`
+books. The paper setting takes twice as many targets: with no formula visible its gold is among
+the candidates for about one target in five, so it has the fewest queries to learn from, and on
+dev the larger cap raised its formula and sketch top-1 without moving the other settings
+(docs/formula-transfer.md). With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*`
 scores join (`candidates.model`), so the ranker learns how far to trust them; learn such a
 ranker on the dev side, whose workbooks the model never trained on (on its own training books
 it is too sure).
@@ -51,6 +54,7 @@ class TrainConfig:
     """What `train` reads and how many targets it takes per workbook and setting."""
 
     per_book: int = 60
+    paper_per_book: int = 120  # the paper setting's cap (module doc)
     settings: tuple[str, ...] = ("sheet", "new-formula", "paper")
     side: str = "train"
     ranker: RankerConfig = field(default_factory=RankerConfig)
@@ -149,12 +153,14 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
         written = {str(p): BookCounts.of(ctx) for p, ctx in contexts(files)}
         table = CommonTable.learn(written.values())
     for path, ctx in contexts(files, errors):
-        targets = spread(targets_of(ctx), cfg.per_book)
-        if not targets:
+        every = targets_of(ctx)
+        if not every:
             continue
         books += 1
         own = None if table is None else table.without(written.get(str(path), BookCounts({})))
         for setting in cfg.settings:
+            cap = cfg.paper_per_book if setting == "paper" else cfg.per_book
+            targets = spread(every, cap)
             g, y, missed, unused = examples(
                 ctx, targets, setting, model, own, setting in cfg.sketch_label
             )
