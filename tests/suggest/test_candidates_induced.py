@@ -4,6 +4,7 @@ from fortap.sheet.model import Cell
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.induced import candidates
 from fortap.suggest.candidates.template import candidates as template_candidates
+from fortap.suggest.candidates.values import numbers_near
 from fortap.suggest.context import BookContext, Target
 from fortap.suggest.train import examples, labels_of
 from tests.suggest.sheets_ranker import book, sheet
@@ -179,6 +180,26 @@ def test_a_negative_fixed_cell_and_large_sums_are_found():
     ctx = context(values, {(r, 1): computed(f"=A{r + 1}+$D$1", v + 0.123456789)
                            for r, v in enumerate(big[:3])})  # fmt: skip
     assert "=A4+$D$1" in [c.formula for c in candidates(ctx, SHARE, frozenset())]
+
+
+def test_near_numbers_are_no_fixed_cells_beside_large_values():
+    # anchors near 3e9: the module's equality allows +-3 there, but a holder must be the constant
+    big = (2e9 + 0.25, 3e9 + 0.5, 4e9 + 0.75, 5e9)
+    rates = {f"H{j + 1}": round(0.01 * j + 0.005, 3) for j in range(30)}  # 0.005 .. 0.295
+    values = {f"A{i + 1}": v for i, v in enumerate(big)} | rates
+    ctx = context(values, {(r, 1): computed(f"=A{r + 1}+0.5", v + 0.5)
+                           for r, v in enumerate(big[:3])})  # fmt: skip
+    texts = [c.formula for c in candidates(ctx, SHARE, frozenset())]
+    assert "=A4+0.5" in texts and not any("$H$" in t for t in texts)
+
+
+def test_numbers_near_finds_the_sheets_numbers_within_a_tolerance():
+    ctx = context({"A1": 0.5, "A2": 0.5000001, "A3": -0.5, "A4": 7, "B1": "x"}, {})
+    sc = ctx.sheets["S"]
+    assert numbers_near(sc, 0.5, 1e-9) == [0.5]
+    assert numbers_near(sc, 0.5, 1e-6) == [0.5, 0.5000001]
+    assert numbers_near(sc, -0.5, 0.0) == [-0.5]
+    assert numbers_near(sc, 7.0, 0.5) == []  # a small integer is no cell's value to point at
 
 
 def test_small_integers_stay_constants():

@@ -88,6 +88,8 @@ def test_train_ranker_saves_the_common_table_with_the_ranker(tmp_path):
     assert Ranker.load(tmp_path / "plain").common is None  # off by default: no common.json
     assert plain["counts"]["paper"]["queries"] == plain["counts"]["paper"]["with_gold"]
     # the paper setting has its own cap
-    capped = train([tmp_path], tmp_path / "capped", TrainConfig(3, 5, ranker=tiny))
+    capped = train(
+        [tmp_path], tmp_path / "capped", TrainConfig(per_book=3, paper_per_book=5, ranker=tiny)
+    )
     assert capped["counts"]["sheet"]["targets"] == 4 * 3
     assert capped["counts"]["paper"]["targets"] == 4 * 5

@@ -1,32 +1,32 @@
 """`fortap train-ranker`: the ranker learnt leave-one-out on the training side's own formulas.
 
-For each training workbook (`books.side_of` == "train"; `TrainConfig.side` may pick "dev"), up to `per_book` target cells
-(`books.targets_of`, evenly spread; `paper_per_book` in the paper setting) are hidden one at a time and their candidates generated as
-for a user's request: in the *sheet* setting only the target is hidden, in the *new-formula*
-setting its dragged block too (the contiguous cells sharing its R1C1), in the *paper* setting
-every formula. A candidate's relevance (`labels_of`) is 2 when its text equals the gold
-formula's (`anchor.normal_text`: case, spaces and printing normalised, `$` kept; in the paper
-setting `$` is ignored, since no formula there shows how a workbook writes it), else 0; in
-the settings of `TrainConfig.sketch_label` (`--sketch-label paper`) it is 1 when only its
-sketch is the gold's (the paper's sketch: operators and functions, references as `[RANGE]`,
-numbers as `[C-NUM]`). With no formula visible the exact formula is rarely among the
-candidates, and the sketch's 1 teaches the ranker which kind of formula such a place wants from
-the targets whose exact formula no candidate holds; in the other settings it pulls the first
-place toward same-sketch copies with other ranges. Targets with no relevant candidate teach a
-ranker nothing and are only counted. With `TrainConfig.common` (`--common`) a first pass over
-the workbooks learns the `candidates.common.CommonTable` (saved with the ranker); each
-workbook's targets are then generated with the table of the other workbooks
-(`CommonTable.without`), so no training target sees its own workbook's counts. Both are off by
-default: on dev they trade exact top-1 in every setting for sketch top-1 in the paper setting
-(docs/formula-transfer.md), and the shipped ranker is trained without them. The cap keeps
-the two large models (times_nz, excel_to_code_2050models) from outweighing two hundred small
-books. The paper setting takes twice as many targets: with no formula visible its gold is among
-the candidates for about one target in five, so it has the fewest queries to learn from, and on
-dev the larger cap raised its formula and sketch top-1 without moving the other settings
-(docs/formula-transfer.md). With a formula-prediction model (`TrainConfig.model`) its candidates and `model_*`
-scores join (`candidates.model`), so the ranker learns how far to trust them; learn such a
-ranker on the dev side, whose workbooks the model never trained on (on its own training books
-it is too sure).
+For each training workbook (`books.side_of` == "train"; `TrainConfig.side` may pick "dev"), up
+to `per_book` target cells (`books.targets_of`, evenly spread; `paper_per_book` in the paper
+setting) are hidden one at a time and their candidates generated as for a user's request: in the
+*sheet* setting only the target is hidden, in the *new-formula* setting its dragged block too
+(the contiguous cells sharing its R1C1), in the *paper* setting every formula. A candidate's
+relevance (`labels_of`) is 2 when its text equals the gold formula's (`anchor.normal_text`:
+case, spaces and printing normalised, `$` kept; in the paper setting `$` is ignored, since no
+formula there shows how a workbook writes it), else 0; in the settings of
+`TrainConfig.sketch_label` (`--sketch-label paper`) it is 1 when only its sketch is the gold's
+(the paper's sketch: operators and functions, references as `[RANGE]`, numbers as `[C-NUM]`).
+With no formula visible the exact formula is rarely among the candidates, and the sketch's 1
+teaches the ranker which kind of formula such a place wants from the targets whose exact formula
+no candidate holds; in the other settings it pulls the first place toward same-sketch copies
+with other ranges. Targets with no relevant candidate teach a ranker nothing and are only
+counted. With `TrainConfig.common` (`--common`) a first pass over the workbooks learns the
+`candidates.common.CommonTable` (saved with the ranker); each workbook's targets are then
+generated with the table of the other workbooks (`CommonTable.without`), so no training target
+sees its own workbook's counts. Both are off by default: on dev they trade exact top-1 in every
+setting for sketch top-1 in the paper setting (docs/formula-transfer.md), and the shipped ranker
+is trained without them. The cap keeps the two large models (times_nz, excel_to_code_2050models)
+from outweighing two hundred small books. By default the paper setting takes twice as many
+targets: with no formula visible its gold is among the candidates for about one target in five,
+so it has the fewest queries to learn from, and on dev the larger cap raised its formula and
+sketch top-1 without moving the other settings (docs/formula-transfer.md). With a
+formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
+(`candidates.model`), so the ranker learns how far to trust them; learn such a ranker on the dev
+side, whose workbooks the model never trained on (on its own training books it is too sure).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ numbers around it:
   the sheet holds (anywhere on it, at most `MAX_HOLDERS` cells, not a small integer), the
   constant is that cell's value (`=H24/$H$113`, a share of the total; `=B5*$C$2`, a rate kept in
   one cell; `=A3+$D$1` with D1 = -150.5). It is written absolute (`$H$113`), the way most
-  workbooks that fix one cell of such a formula write it. The holder is found by value, so that
-  `x op holder` equals the anchor by the module's equality.
+  workbooks that fix one cell of such a formula write it. The holder is found by value: it equals
+  the constant within a relative 1e-9 of the constant, plus the rounding that `v - x` carries.
 Templates are relative (R1C1), so one that explains several anchors along a line is a dragged
 block seen through its values. Every template that explains an anchor is moved to the target
 and proposed. Features: how many anchors of the target's row and of its column it explains, the
@@ -46,6 +46,7 @@ MAX_RUN = 200  # longest aggregate run tried
 KEEP = 24  # at most this many induced candidates per target (most supported first)
 AGGREGATES = ("SUM", "AVERAGE")
 OPS = ("+", "-", "*", "/")
+EPS = float(np.finfo(np.float64).eps)
 MAX_HOLDERS = 3  # a constant that more cells hold is a unit, not a reference to one of them
 KINDS = {"SUM": 0, "AVERAGE": 1, "ref": 2, "+": 3, "-": 4, "*": 5, "/": 6}
 KINDS |= {"+c": 7, "-c": 8, "*c": 9, "/c": 10}  # one cell and a fixed cell
@@ -212,7 +213,7 @@ def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Temp
 
 def _constants(off: tuple[int, int], x: float, v: float, near=None) -> list[Template]:
     """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k; and, for each number h
-    of the sheet with `x op h` = v (`near(k, tol)`: the sheet's number keys near k), as x and
+    of the sheet that is k (`_held`; `near(k, tol)`: the sheet's number keys near k), as x and
     the fixed cell that holds h (a negative h too: `=A3+$D$1` with D1 = -150.5)."""
     out = []
     for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
@@ -228,18 +229,15 @@ def _constants(off: tuple[int, int], x: float, v: float, near=None) -> list[Temp
 
 
 def _held(op: str, x: float, v: float, k: float, near) -> list[float]:
-    """The sheet's numbers h near `k` with `x op h` = v (the module's equality); additive
-    constants are as exact as `v` is, so the search tolerance scales with `v` for them."""
+    """The sheet's numbers h that are the constant k (relative 1e-9 of k, as for the module's
+    equality); for `+` and `-` also within the rounding that `k = v - x` carries, which grows
+    with v and x, not with k."""
     if not math.isfinite(k) or k == 0.0:
         return []
-    scale = abs(k) if op in "*/" else max(abs(v), abs(k))
-    hs = near(k, 4e-9 * scale)
-    if not hs:
-        return []
-    h = np.array(hs)  # (m,)
-    with np.errstate(all="ignore"):
-        got = {"+": x + h, "-": x - h, "*": x * h, "/": x / h}[op]  # (m,)
-    return [hs[i] for i in np.flatnonzero(_close(got, v))]
+    tol = 1e-9 * abs(k)
+    if op in "+-":
+        tol += 8 * EPS * max(abs(v), abs(x))
+    return near(k, tol)
 
 
 def _nice(k: float) -> str | None:

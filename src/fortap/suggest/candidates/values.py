@@ -52,14 +52,14 @@ def values_of(sc: SheetContext) -> dict[Key, list[tuple[int, int]]]:
             if key is not None:
                 index[key].append(rc)
         sc.value_index = dict(index)
+        numbers = [key[1] for key in index if key[0] == "n"]
+        sc.number_keys = np.sort(np.array(numbers, np.float64))  # (m,) for `numbers_near`
     return sc.value_index
 
 
 def numbers_near(sc: SheetContext, k: float, tol: float) -> list[float]:
     """The number keys of the sheet's index (`values_of`) within `tol` of `k`, ascending."""
-    if sc.number_keys is None:
-        keys = [key[1] for key in values_of(sc) if key[0] == "n"]
-        sc.number_keys = np.sort(np.array(keys, np.float64))  # (m,)
+    values_of(sc)  # builds the sorted keys with the index
     keys = sc.number_keys
     lo = int(np.searchsorted(keys, k - tol, side="left"))
     hi = int(np.searchsorted(keys, k + tol, side="right"))
