@@ -132,8 +132,10 @@ def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
 
     r, c = target.row, target.col
     at = (r + tpl[1], c + tpl[2])
+    if min(at) < 0:
+        return []
     seen = [h for h in holders if h != at and value(*h) is not None]
-    if min(at) < 0 or not seen or len(seen) > MAX_HOLDERS:
+    if not seen or len(seen) > MAX_HOLDERS:
         return []
     landed = (float(value(*at) is not None) + 1.0) / 2  # the holder is always a visible number
     out = []
@@ -160,7 +162,7 @@ def by_strength(cands) -> list:
     return sorted((c for c in cands if "ind_support" in c.features), key=strength)
 
 
-def _explain(value, at: tuple[int, int], v: float, near=None) -> list[Template]:
+def _explain(value, at: tuple[int, int], v: float, near) -> list[Template]:
     """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers;
     `near` (`values.numbers_near` of the sheet) finds the fixed cells' constants."""
     out: list[Template] = []
@@ -211,14 +213,13 @@ def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Temp
     return out
 
 
-def _constants(off: tuple[int, int], x: float, v: float, near=None) -> list[Template]:
+def _constants(off: tuple[int, int], x: float, v: float, near) -> list[Template]:
     """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k; and, for each number h
     of the sheet that is k (`_held`; `near(k, tol)`: the sheet's number keys near k), as x and
     the fixed cell that holds h (a negative h too: `=A3+$D$1` with D1 = -150.5)."""
     out = []
     for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
-        if near is not None:
-            out += [(kind[0] + "c", *off, h) for h in _held(kind[0], x, v, k, near)]
+        out += [(kind[0] + "c", *off, h) for h in _held(kind[0], x, v, k, near)]
         scaling = kind in ("*k", "/k")
         if (scaling and k == 1.0) or (not scaling and k <= 0.0):
             continue  # x*1 is x itself; x-(-k) is written x+k
