@@ -193,6 +193,19 @@ def test_near_numbers_are_no_fixed_cells_beside_large_values():
     assert "=A4+0.5" in texts and not any("$H$" in t for t in texts)
 
 
+def test_both_operands_of_a_sum_count_beside_large_values():
+    # C = A + B with A near 3e9: B = 0.5 counts and is found; D holds tiny numbers that the
+    # 1e-9 of v (about 3) would also let pass, so `=A4+D4` must not be proposed
+    big = (2e9 + 0.25, 3e9 + 0.5, 4e9 + 0.75, 5e9)
+    values = {f"A{i + 1}": v for i, v in enumerate(big)}
+    values |= {f"B{i + 1}": 0.5 for i in range(4)}
+    values |= {f"D{i + 1}": 0.001 * (i + 1) for i in range(4)}
+    ctx = context(values, {(r, 2): computed(f"=A{r + 1}+B{r + 1}", v + 0.5)
+                           for r, v in enumerate(big[:3])})  # fmt: skip
+    texts = [c.formula for c in candidates(ctx, Target("S", 3, 2), frozenset())]
+    assert "=A4+B4" in texts and "=A4+D4" not in texts and "=D4+A4" not in texts
+
+
 def test_numbers_near_finds_the_sheets_numbers_within_a_tolerance():
     ctx = context({"A1": 0.5, "A2": 0.5000001, "A3": -0.5, "A4": 7, "B1": "x"}, {})
     sc = ctx.sheets["S"]

@@ -7,7 +7,8 @@ numbers around it:
 - an aggregate (`SUM`, `AVERAGE`) of a contiguous run of numbers directly above, below, left or
   right of the anchor, of any length from 2;
 - one cell of the anchor's row or column (`=B5`);
-- two cells of the anchor's row, or two of its column, joined by `+`, `-`, `*` or `/`;
+- two cells of the anchor's row, or two of its column, joined by `+`, `-`, `*` or `/` (for `+`
+  and `-` both must count: see `_pairs`);
 - one such cell and a constant (`=B5*0.8`, `=B5/1000`, `=A7+1`), proposed only when at least two
   anchors agree on the constant, written with at most 6 significant digits;
 - one such cell and a *fixed cell*: where the anchors agree on a constant that a visible cell of
@@ -198,15 +199,22 @@ def _explain(value, at: tuple[int, int], v: float, near) -> list[Template]:
 
 
 def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Template]:
-    """`a op b` = v for two different cells of one line (offsets `offs`, values `vals` (m,))."""
+    """`a op b` = v for two different cells of one line (offsets `offs`, values `vals` (m,)).
+    For `+` and `-` both operands must count: the pair holds within a relative 1e-9 of the
+    smaller operand too, plus the rounding that the sum carries (beside a large `a`, any tiny
+    `b` would pass the 1e-9 of v)."""
     if not offs:
         return []
     a, b = vals[:, None], vals[None, :]  # (m, 1), (1, m)
     with np.errstate(all="ignore"):
         results = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}  # each (m, m)
+        small = 1e-9 * np.minimum(abs(a), abs(b)) + 8 * EPS * np.maximum(abs(a), abs(b))
+        small = small + 8 * EPS * abs(v)  # (m, m)
     out = []
     for op, res in results.items():
         hit = _close(res, v)
+        if op in "+-":
+            hit &= np.abs(res - v) <= small
         np.fill_diagonal(hit, False)
         for i, j in zip(*np.nonzero(hit), strict=True):
             out.append((op, *offs[i], *offs[j]))
