@@ -199,7 +199,8 @@ def test_missing_ranker_and_model(book, tmp_path):
 def test_train_ranker_rejects_unknown_settings(tmp_path):
     head = (
         "error: --settings must list sheet, new-formula or paper and --sketch-label some of "
-        "them, --per-book and --paper-per-book be >= 1 and --side train or dev"
+        "them, the caps of those settings (--per-book, --paper-per-book for paper) be >= 1 and "
+        "--side train or dev"
     )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--settings", "bogus") == (
         f"{head} (got 'bogus', '', 60, 120, 'train')"
@@ -209,6 +210,12 @@ def test_train_ranker_rejects_unknown_settings(tmp_path):
     )
     none = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--paper-per-book", "0")
     assert none == f"{head} (got 'sheet,new-formula,paper', '', 60, 0, 'train')"
+    # the cap of a setting not trained is not read: the run starts (and finds no workbook)
+    empty = "error: train_ranker: no training target has the gold formula among its candidates"
+    unused = ("-o", tmp_path / "r", "--settings", "sheet", "--paper-per-book", "0")
+    assert error_of("train-ranker", tmp_path, *unused) == empty
+    unused = ("-o", tmp_path / "r", "--settings", "paper", "--per-book", "0")
+    assert error_of("train-ranker", tmp_path, *unused) == empty
     bad = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--sketch-label", "papr")
     assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 120, 'train')"
     args = ("-o", tmp_path / "r", "--settings", "sheet", "--sketch-label", "paper")

@@ -152,10 +152,12 @@ def train_ranker_command(
     sketched = tuple(s.strip() for s in sketch_label.split(",") if s.strip())
     unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
     unknown += [s for s in sketched if s not in chosen]
-    if unknown or not chosen or min(per_book, paper_per_book) < 1 or side not in ("train", "dev"):
+    caps = [paper_per_book if s == "paper" else per_book for s in chosen]  # the ones used
+    if unknown or not chosen or min(caps, default=1) < 1 or side not in ("train", "dev"):
         raise FortapError(
             f"--settings must list sheet, new-formula or paper and --sketch-label some of them, "
-            f"--per-book and --paper-per-book be >= 1 and --side train or dev (got {settings!r}, "
+            f"the caps of those settings (--per-book, --paper-per-book for paper) be >= 1 and "
+            f"--side train or dev (got {settings!r}, "
             f"{sketch_label!r}, {per_book}, {paper_per_book}, {side!r})"
         )
     cfg = TrainConfig(
