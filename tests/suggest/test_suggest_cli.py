@@ -211,11 +211,15 @@ def test_train_ranker_rejects_unknown_settings(tmp_path):
     none = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--paper-per-book", "0")
     assert none == f"{head} (got 'sheet,new-formula,paper', '', 60, 0, 'train')"
     # the cap of a setting not trained is not read: the run starts (and finds no workbook)
-    empty = "error: train_ranker: no training target has the gold formula among its candidates"
+    empty = f"error: train-ranker: no spreadsheet file under {tmp_path}"
     unused = ("-o", tmp_path / "r", "--settings", "sheet", "--paper-per-book", "0")
     assert error_of("train-ranker", tmp_path, *unused) == empty
     unused = ("-o", tmp_path / "r", "--settings", "paper", "--per-book", "0")
     assert error_of("train-ranker", tmp_path, *unused) == empty
+    dev = sales_book(tmp_path / "book6.xlsx")  # on the dev side of the split (by its key)
+    assert error_of("train-ranker", dev, "-o", tmp_path / "r") == (
+        f"error: train-ranker: 1 workbook under {dev}, none on the train side of the split (--side)"
+    )
     bad = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--sketch-label", "papr")
     assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 120, 'train')"
     args = ("-o", tmp_path / "r", "--settings", "sheet", "--sketch-label", "paper")

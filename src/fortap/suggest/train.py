@@ -144,7 +144,16 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
         from fortap.suggest.candidates.model import ModelSource
 
         model = ModelSource.load(cfg.model)
-    files = [f for f in workbook_files(paths) if side_of(f) == cfg.side]
+    found = workbook_files(paths)
+    files = [f for f in found if side_of(f) == cfg.side]
+    if not files:
+        where = ", ".join(map(str, paths))
+        raise FortapError(
+            f"train-ranker: no spreadsheet file under {where}"
+            if not found
+            else f"train-ranker: {len(found)} workbook{'s' * (len(found) != 1)} under {where}, "
+            f"none on the {cfg.side} side of the split (--side)"
+        )
     groups, labels, errors = [], [], []
     counts = {s: {"targets": 0, "with_gold": 0, "queries": 0} for s in cfg.settings}
     books = 0
