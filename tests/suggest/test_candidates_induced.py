@@ -206,6 +206,17 @@ def test_both_operands_of_a_sum_count_beside_large_values():
     assert "=A4+B4" in texts and "=A4+D4" not in texts and "=D4+A4" not in texts
 
 
+def test_sums_stored_with_15_digits_are_found():
+    # LibreOffice writes values with 15 significant digits (a converted .xls): the stored sum
+    # 10000001.0765432 is off A1 + B1 by more than one float rounding, and still their sum
+    a_b = [(9999999.87654325 + 1.111 * r, 1.2 + 0.3 * r) for r in range(4)]
+    values = {f"A{r + 1}": a for r, (a, _) in enumerate(a_b)}
+    values |= {f"B{r + 1}": b for r, (_, b) in enumerate(a_b)}
+    ctx = context(values, {(r, 2): computed(f"=A{r + 1}+B{r + 1}", float(f"{a + b:.15g}"))
+                           for r, (a, b) in enumerate(a_b[:3])})  # fmt: skip
+    assert "=A4+B4" in [c.formula for c in candidates(ctx, Target("S", 3, 2), frozenset())]
+
+
 def test_numbers_near_finds_the_sheets_numbers_within_a_tolerance():
     ctx = context({"A1": 0.5, "A2": 0.5000001, "A3": -0.5, "A4": 7, "B1": "x"}, {})
     sc = ctx.sheets["S"]

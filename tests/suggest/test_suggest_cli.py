@@ -199,8 +199,8 @@ def test_missing_ranker_and_model(book, tmp_path):
 def test_train_ranker_rejects_unknown_settings(tmp_path):
     head = (
         "error: --settings must list sheet, new-formula or paper and --sketch-label some of "
-        "them, the caps of those settings (--per-book, --paper-per-book for paper) be >= 1 and "
-        "--side train or dev"
+        "them, --per-book (sheet, new-formula) and --paper-per-book (paper) be >= 1 for the "
+        "settings listed, and --side train or dev"
     )
     assert error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--settings", "bogus") == (
         f"{head} (got 'bogus', '', 60, 120, 'train')"
@@ -219,6 +219,9 @@ def test_train_ranker_rejects_unknown_settings(tmp_path):
     dev = sales_book(tmp_path / "book6.xlsx")  # on the dev side of the split (by its key)
     assert error_of("train-ranker", dev, "-o", tmp_path / "r") == (
         f"error: train-ranker: 1 workbook under {dev}, none on the train side of the split (--side)"
+    )
+    assert error_of("train-ranker", tmp_path / "typo", "-o", tmp_path / "r") == (
+        f"error: train-ranker: no such file or folder: {tmp_path / 'typo'}"
     )
     bad = error_of("train-ranker", tmp_path, "-o", tmp_path / "r", "--sketch-label", "papr")
     assert bad == f"{head} (got 'sheet,new-formula,paper', 'papr', 60, 120, 'train')"

@@ -156,8 +156,8 @@ def train_ranker_command(
     if unknown or not chosen or min(caps, default=1) < 1 or side not in ("train", "dev"):
         raise FortapError(
             f"--settings must list sheet, new-formula or paper and --sketch-label some of them, "
-            f"the caps of those settings (--per-book, --paper-per-book for paper) be >= 1 and "
-            f"--side train or dev (got {settings!r}, "
+            f"--per-book (sheet, new-formula) and --paper-per-book (paper) be >= 1 for the "
+            f"settings listed, and --side train or dev (got {settings!r}, "
             f"{sketch_label!r}, {per_book}, {paper_per_book}, {side!r})"
         )
     cfg = TrainConfig(

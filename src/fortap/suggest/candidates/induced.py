@@ -47,7 +47,7 @@ MAX_RUN = 200  # longest aggregate run tried
 KEEP = 24  # at most this many induced candidates per target (most supported first)
 AGGREGATES = ("SUM", "AVERAGE")
 OPS = ("+", "-", "*", "/")
-EPS = float(np.finfo(np.float64).eps)
+STORED = 1e-14  # relative rounding of a stored value, twice over: LibreOffice keeps 15 digits
 MAX_HOLDERS = 3  # a constant that more cells hold is a unit, not a reference to one of them
 KINDS = {"SUM": 0, "AVERAGE": 1, "ref": 2, "+": 3, "-": 4, "*": 5, "/": 6}
 KINDS |= {"+c": 7, "-c": 8, "*c": 9, "/c": 10}  # one cell and a fixed cell
@@ -201,15 +201,14 @@ def _explain(value, at: tuple[int, int], v: float, near) -> list[Template]:
 def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Template]:
     """`a op b` = v for two different cells of one line (offsets `offs`, values `vals` (m,)).
     For `+` and `-` both operands must count: the pair holds within a relative 1e-9 of the
-    smaller operand too, plus the rounding that the sum carries (beside a large `a`, any tiny
-    `b` would pass the 1e-9 of v)."""
+    smaller operand too, plus the rounding that the stored a, b and v carry (`STORED`; beside a
+    large `a`, any tiny `b` would pass the 1e-9 of v)."""
     if not offs:
         return []
     a, b = vals[:, None], vals[None, :]  # (m, 1), (1, m)
     with np.errstate(all="ignore"):
         results = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}  # each (m, m)
-        small = 1e-9 * np.minimum(abs(a), abs(b)) + 8 * EPS * np.maximum(abs(a), abs(b))
-        small = small + 8 * EPS * abs(v)  # (m, m)
+        small = 1e-9 * np.minimum(abs(a), abs(b)) + STORED * (abs(a) + abs(b) + abs(v))  # (m, m)
     out = []
     for op, res in results.items():
         hit = _close(res, v)
@@ -239,13 +238,13 @@ def _constants(off: tuple[int, int], x: float, v: float, near) -> list[Template]
 
 def _held(op: str, x: float, v: float, k: float, near) -> list[float]:
     """The sheet's numbers h that are the constant k (relative 1e-9 of k, as for the module's
-    equality); for `+` and `-` also within the rounding that `k = v - x` carries, which grows
-    with v and x, not with k."""
+    equality); for `+` and `-` also within the rounding that `k = v - x` carries from the
+    stored v and x (`STORED`), which grows with v and x, not with k."""
     if not math.isfinite(k) or k == 0.0:
         return []
     tol = 1e-9 * abs(k)
     if op in "+-":
-        tol += 8 * EPS * max(abs(v), abs(x))
+        tol += STORED * (abs(v) + abs(x))
     return near(k, tol)
 
 
