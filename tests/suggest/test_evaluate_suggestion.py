@@ -1,7 +1,9 @@
 import json
 
 import openpyxl
+import pytest
 
+from fortap.errors import FortapError
 from fortap.suggest.books import side_of, targets_of, workbook_files
 from fortap.suggest.context import BookContext
 from fortap.suggest.evaluate import SuggestEvalConfig, evaluate
@@ -93,3 +95,21 @@ def test_train_ranker_saves_the_common_table_with_the_ranker(tmp_path):
     )
     assert capped["counts"]["sheet"]["targets"] == 4 * 3
     assert capped["counts"]["paper"]["targets"] == 4 * 5
+
+
+def test_evaluate_names_what_it_cannot_read(tmp_path):
+    # a missing path, a folder without spreadsheets and a side with no workbook are each
+    # named (`books.workbooks_on`, shared with train-ranker), never a crash on empty metrics
+    def error(paths, split="test") -> str:
+        with pytest.raises(FortapError) as err:
+            evaluate(paths, tmp_path / "out", SuggestEvalConfig(split=split))
+        return str(err.value)
+
+    head = "evaluate formula-suggestion: "
+    assert error([tmp_path / "nope"]) == f"{head}no such file or folder: {tmp_path / 'nope'}"
+    assert error([tmp_path]) == f"{head}no spreadsheet file under {tmp_path}"
+    _write(tmp_path / "book6.xlsx", 3)  # on the dev side of the split (by its key)
+    assert side_of(tmp_path / "book6.xlsx") == "dev"
+    assert error([tmp_path]) == (
+        f"{head}1 workbook under {tmp_path}, none on the test side of the split (--split)"
+    )

@@ -36,6 +36,28 @@ def workbook_files(paths: Iterable[str | Path]) -> list[Path]:
     return sorted(Path(path) for path, kept in canonical.items() if path == kept)
 
 
+def workbooks_on(paths: Sequence[str | Path], side: str, command: str, option: str) -> list[Path]:
+    """`workbook_files(paths)` on `side` of the split ("all": every side), for a command that
+    reads them; a `FortapError` that says why when there are none (a path that does not exist,
+    no spreadsheet file, or none on the side chosen by `option`)."""
+    from fortap.errors import FortapError
+
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:
+        raise FortapError(f"{command}: no such file or folder: {', '.join(missing)}")
+    found = workbook_files(paths)
+    files = [f for f in found if side in ("all", side_of(f))]
+    if not files:
+        where = ", ".join(map(str, paths))
+        raise FortapError(
+            f"{command}: no spreadsheet file under {where}"
+            if not found
+            else f"{command}: {len(found)} workbook{'s' * (len(found) != 1)} under {where}, "
+            f"none on the {side} side of the split ({option})"
+        )
+    return files
+
+
 def side_of(path: str | Path, cfg: SplitConfig | None = None) -> str:
     """The workbook's side of the formula-prediction split: "train", "dev" or "test"."""
     key = book_key(str(path))

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fortap.evaluation.metrics import sketch_key
-from fortap.suggest.books import contexts, side_of, spread, targets_of, workbook_files
+from fortap.suggest.books import contexts, spread, targets_of, workbooks_on
 from fortap.suggest.candidates import SOURCES, generate
 from fortap.suggest.context import BookContext, Target
 from fortap.suggest.features import rule_order
@@ -139,6 +139,7 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
     from fortap.suggest.report import write_report
     from fortap.suggest.summary import summarise
 
+    files = workbooks_on(paths, cfg.split, "evaluate formula-suggestion", "--split")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ranker = Ranker.load(cfg.ranker)
@@ -147,7 +148,6 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
         from fortap.suggest.candidates.model import ModelSource
 
         model = ModelSource.load(cfg.model)
-    files = [f for f in workbook_files(paths) if cfg.split in ("all", side_of(f))]
     errors: list[dict] = []
     records, loads = [], []
     for path, ctx in _timed(contexts(files, errors), loads):

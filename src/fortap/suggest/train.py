@@ -42,7 +42,7 @@ from fortap.errors import FortapError
 from fortap.evaluation.metrics import sketch_key
 from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
-from fortap.suggest.books import contexts, side_of, spread, targets_of, workbook_files
+from fortap.suggest.books import contexts, spread, targets_of, workbooks_on
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.common import BookCounts, CommonTable
 from fortap.suggest.context import BookContext, Target
@@ -139,7 +139,7 @@ def examples(
 def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig()) -> dict:
     """Train on the `cfg.side` workbooks under `paths`, save the ranker in `out`; a summary."""
     start = time.time()
-    files = _files(paths, cfg.side)
+    files = workbooks_on(paths, cfg.side, "train-ranker", "--side")
     model = None
     if cfg.model is not None:
         from fortap.suggest.candidates.model import ModelSource
@@ -184,25 +184,6 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
     info["seconds"] = round(time.time() - start, 1)
     (Path(out) / "train_summary.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
-
-
-def _files(paths: Sequence[str | Path], side: str) -> list[Path]:
-    """The workbooks under `paths` on `side` of the split; a `FortapError` that says why when
-    there are none."""
-    missing = [str(p) for p in paths if not Path(p).exists()]
-    if missing:
-        raise FortapError(f"train-ranker: no such file or folder: {', '.join(missing)}")
-    found = workbook_files(paths)
-    files = [f for f in found if side_of(f) == side]
-    if not files:
-        where = ", ".join(map(str, paths))
-        raise FortapError(
-            f"train-ranker: no spreadsheet file under {where}"
-            if not found
-            else f"train-ranker: {len(found)} workbook{'s' * (len(found) != 1)} under {where}, "
-            f"none on the {side} side of the split (--side)"
-        )
-    return files
 
 
 def _commit() -> str:
