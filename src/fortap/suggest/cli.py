@@ -152,14 +152,6 @@ def train_ranker_command(
     sketched = tuple(s.strip() for s in sketch_label.split(",") if s.strip())
     unknown = [s for s in chosen if s not in ("sheet", "new-formula", "paper")]
     unknown += [s for s in sketched if s not in chosen]
-    caps = [paper_per_book if s == "paper" else per_book for s in chosen]  # the ones used
-    if unknown or not chosen or min(caps, default=1) < 1 or side not in ("train", "dev"):
-        raise FortapError(
-            f"--settings must list sheet, new-formula or paper and --sketch-label some of them, "
-            f"--per-book (sheet, new-formula) and --paper-per-book (paper) be >= 1 for the "
-            f"settings listed, and --side train or dev (got {settings!r}, "
-            f"{sketch_label!r}, {per_book}, {paper_per_book}, {side!r})"
-        )
     cfg = TrainConfig(
         per_book=per_book,
         paper_per_book=paper_per_book,
@@ -169,6 +161,14 @@ def train_ranker_command(
         common=common,
         sketch_label=sketched,
     )
+    caps = [cfg.cap(s) for s in chosen]  # only the caps of the settings trained
+    if unknown or not chosen or min(caps, default=1) < 1 or side not in ("train", "dev"):
+        raise FortapError(
+            f"--settings must list sheet, new-formula or paper and --sketch-label some of them, "
+            f"--per-book (sheet, new-formula) and --paper-per-book (paper) be >= 1 for the "
+            f"settings listed, and --side train or dev (got {settings!r}, "
+            f"{sketch_label!r}, {per_book}, {paper_per_book}, {side!r})"
+        )
     info = train(paths, out, cfg)
     typer.echo(
         f"ranker written to {out}: {info['queries']} queries from {info['books']} workbooks "

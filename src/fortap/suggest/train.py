@@ -62,6 +62,10 @@ class TrainConfig:
     common: bool = False  # learn a `CommonTable` (the common candidates)
     sketch_label: tuple[str, ...] = ()  # settings where the gold's sketch alone counts 1
 
+    def cap(self, setting: str) -> int:
+        """Targets per workbook in `setting`."""
+        return self.paper_per_book if setting == "paper" else self.per_book
+
 
 def gold_text(ctx: BookContext, target: Target) -> str | None:
     """The target's own formula in comparison form (None when it has none)."""
@@ -159,8 +163,7 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
         books += 1
         own = None if table is None else table.without(written.get(str(path), BookCounts({})))
         for setting in cfg.settings:
-            cap = cfg.paper_per_book if setting == "paper" else cfg.per_book
-            targets = spread(every, cap)
+            targets = spread(every, cfg.cap(setting))
             g, y, missed, unused = examples(
                 ctx, targets, setting, model, own, setting in cfg.sketch_label
             )
