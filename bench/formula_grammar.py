@@ -69,8 +69,9 @@ def kept_euses() -> list:
 
 def kept_tables(path: Path) -> list:
     out = []
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
+    shards = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]  # an ingest's shards
+    for shard in shards:
+        for line in shard.read_text(encoding="utf-8").splitlines():
             table = json.loads(line)
             for row, col, cell in table["cells"]:
                 if "formula" not in cell:

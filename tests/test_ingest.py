@@ -33,6 +33,19 @@ def read_report(out: Path) -> dict:
     return json.loads((out / "report.json").read_text())
 
 
+def table_lines(out: Path) -> list[str]:
+    """Every Table JSON line of an ingest output, shards in name order."""
+    return [line for p in sorted((out / "tables.jsonl").glob("*.jsonl"))
+            for line in p.read_text().splitlines()]  # fmt: skip
+
+
+def untimed(report: dict) -> dict:
+    for file in report["files"]:
+        file.pop("seconds")
+    report["totals"].pop("seconds")
+    return report
+
+
 def test_expand_paths_walks_folders_and_keeps_named_files(tmp_path):
     (tmp_path / "sub").mkdir()
     for name in ("b.xlsx", "sub/a.CSV", "notes.txt", "~$b.xlsx", ".hidden.xlsx"):
@@ -64,7 +77,7 @@ def test_bad_files_are_recorded_and_good_tables_written(mixed_folder, tmp_path):
     assert "corrupt.xlsx" in by_name["corrupt.xlsx"].message
     assert report.files_read == 1 and report.files_skipped == 2
 
-    lines = (out / "tables.jsonl").read_text().splitlines()
+    lines = table_lines(out)
     assert len(lines) == by_name["budget.xlsx"].tables == 3  # Staffing holds two tables
     assert all(Path(json.loads(line)["book"]).name == "budget.xlsx" for line in lines)
     saved = read_report(out)
@@ -72,6 +85,8 @@ def test_bad_files_are_recorded_and_good_tables_written(mixed_folder, tmp_path):
     assert saved["totals"]["formula_cells"] == 72 + 31
     assert [Path(p).name for p in saved["ignored"]] == ["readme.txt"]
     assert [s["name"] for s in saved["files"][0]["sheets"]] == ["FY2024 Budget", "Staffing"]
+    whole = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
+    assert (out / "report.json").read_text() == whole  # written file by file, the same bytes
 
 
 def test_an_unexpected_exception_skips_only_its_file(tmp_path, monkeypatch):
@@ -126,16 +141,14 @@ def test_two_workers_write_what_one_writes(mixed_folder, tmp_path):
     write_samples(mixed_folder / "more", SamplesConfig(books=("sales", "energy", "gradebook")))
     one = tmp_path / "one"
     two = tmp_path / "two"
-    run_ingest([mixed_folder], one, workers=1, progress=False)
-    run_ingest([mixed_folder], two, workers=2, progress=False)
-    assert (one / "tables.jsonl").read_bytes() == (two / "tables.jsonl").read_bytes()
-
-    def untimed(report: dict) -> dict:
-        for file in report["files"]:
-            file.pop("seconds")
-        report["totals"].pop("seconds")
-        return report
-
+    run_ingest([mixed_folder], one, workers=1, progress=False, files_per_task=2)
+    run_ingest([mixed_folder], two, workers=2, progress=False, files_per_task=2)
+    shards = sorted(p.name for p in (one / "tables.jsonl").iterdir())
+    assert shards == ["part-00000.jsonl", "part-00001.jsonl", "part-00002.jsonl"]
+    for name in shards:
+        assert (one / "tables.jsonl" / name).read_bytes() == (
+            two / "tables.jsonl" / name
+        ).read_bytes()
     assert untimed(read_report(one)) == untimed(read_report(two))
     assert read_report(two)["totals"]["files_read"] == 4
 
@@ -191,3 +204,45 @@ def test_skip_lines_name_a_sheet_whose_detection_failed(tmp_path, monkeypatch):
         f"skipped sheet 'FY2024 Budget' of {path}: internal_error: ValueError: odd layout",
         f"skipped sheet 'Staffing' of {path}: internal_error: ValueError: odd layout",
     ]
+
+
+def test_a_killed_run_resumes_its_unfinished_tasks_only(tmp_path, monkeypatch):
+    paths = write_samples(tmp_path / "in", SamplesConfig(books=("loan", "sales", "budget")))
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    run_ingest(paths, clean, progress=False, files_per_task=1)
+    run_ingest(paths, killed, progress=False, files_per_task=1)
+    # a run killed while writing task 1: its marker is missing, its shard half written
+    (killed / "tasks" / "00001.json").unlink()
+    shard = killed / "tables.jsonl" / "part-00001.jsonl"
+    shard.write_bytes(shard.read_bytes()[:100])
+    read = []
+    real = fortap.sheet.read_workbook
+    monkeypatch.setattr(fortap.sheet, "read_workbook", lambda p: read.append(p) or real(p))
+    run_ingest(paths, killed, progress=False, files_per_task=1)
+    assert read == [str(paths[1])]
+    assert table_lines(killed) == table_lines(clean)
+    assert untimed(read_report(killed)) == untimed(read_report(clean))
+
+
+def test_other_inputs_replace_the_old_output(tmp_path):
+    paths = write_samples(tmp_path / "in", SamplesConfig(books=("loan", "sales", "budget")))
+    out = tmp_path / "out"
+    run_ingest(paths, out, progress=False, files_per_task=1)
+    run_ingest(paths[:1], out, progress=False, files_per_task=1)
+    assert [p.name for p in (out / "tables.jsonl").iterdir()] == ["part-00000.jsonl"]
+    assert [p.name for p in (out / "tasks").iterdir()] == ["00000.json"]
+    assert len(read_report(out)["files"]) == 1
+
+
+def test_every_reader_takes_the_output_folder_and_only_its_tables(tmp_path):
+    from fortap.table.inputs import table_inputs
+    from fortap.table.io import read_tables
+
+    paths = write_samples(tmp_path / "in", SamplesConfig(books=("loan", "sales", "budget")))
+    out = tmp_path / "out"
+    report = run_ingest(paths, out, progress=False, files_per_task=2)
+    jsonl, hitab = table_inputs([out])
+    assert [p.name for p in jsonl] == ["part-00000.jsonl", "part-00001.jsonl"] and hitab == []
+    tables = read_tables([out])
+    assert len(tables) == report.totals()["tables"]
+    assert tables == read_tables([out / "tables.jsonl"]) == list(read_jsonl(out / "tables.jsonl"))

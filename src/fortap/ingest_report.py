@@ -1,10 +1,14 @@
 """What an ingest run read: per table, sheet and file, and the run's totals (`report.json`).
 
-`fortap.ingest` builds these while it reads; `IngestReport.to_json` is the file's layout.
+`fortap.ingest` builds these while it reads; `IngestReport.to_json` is the file's layout;
+`skip_lines` and `print_summary` are what the command prints at the end.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import textwrap
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -53,6 +57,16 @@ class FileReport:
     def tables(self) -> int:
         return sum(len(s.tables) for s in self.sheets)
 
+    @classmethod
+    def from_json(cls, d: dict) -> FileReport:
+        """The report back from its `asdict` JSON (a task marker holds its files' reports)."""
+        sheets = tuple(
+            SheetSummary(**{**s, "tables": tuple(TableSummary(**t) for t in s["tables"])})
+            for s in d["sheets"]
+        )
+        skipped = tuple(tuple(pair) for pair in d["skipped_sheets"])
+        return cls(**{**d, "sheets": sheets, "skipped_sheets": skipped})
+
 
 @dataclass(frozen=True)
 class IngestReport:
@@ -96,6 +110,21 @@ class IngestReport:
         }
 
 
+def write_report(report: IngestReport, path: Path) -> None:
+    """`report.to_json()` as `json.dumps(..., indent=1)` would write it, built one file at a time
+    (the whole text of a large run's report never sits in memory), through a temporary file."""
+    temp = path.with_name(path.name + ".tmp")
+    with temp.open("w", encoding="utf-8") as sink:
+        sink.write('{\n "files": [')
+        for i, file in enumerate(report.files):
+            text = json.dumps(asdict(file), indent=1, ensure_ascii=False)
+            sink.write(("," if i else "") + "\n" + textwrap.indent(text, "  "))
+        sink.write("\n ],\n" if report.files else "],\n")
+        rest = {"ignored": list(report.ignored), "totals": report.totals()}
+        sink.write(json.dumps(rest, indent=1, ensure_ascii=False).removeprefix("{\n") + "\n")
+    os.replace(temp, path)
+
+
 def summarize_table(table) -> TableSummary:
     """The `TableSummary` of one detected `fortap.table.Table`."""
     return TableSummary(
@@ -106,4 +135,40 @@ def summarize_table(table) -> TableSummary:
         left_depth=table.left_root.depth(),
         context=table.context[0] if table.context else None,
         formula_cells=sum(c.formula is not None for row in table.cells for c in row),
+    )
+
+
+def skip_lines(report: IngestReport) -> list[str]:
+    """One line per skipped file and per sheet whose tables could not be detected, with why."""
+    lines = []
+    for file in report.files:
+        if file.status != "ok":
+            # the message usually ends by naming the file again; the line starts with its path
+            message = (file.message or "").removesuffix(f" ({Path(file.path).name})")
+            lines.append(f"skipped {file.path} ({file.reason}): {message}")
+        lines.extend(
+            f"skipped sheet {sheet.name!r} of {file.path}: {sheet.error}"
+            for sheet in file.sheets
+            if sheet.error
+        )
+    return lines
+
+
+def print_summary(report: IngestReport, tables: Path) -> None:
+    """Every skip, then one line of totals naming the output."""
+    from fortap.console import stdout_console
+
+    console = stdout_console()
+    for line in skip_lines(report):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+    t = report.totals()
+    skipped = ", ".join(f"{r} {n}" for r, n in sorted(t["skipped_by_reason"].items())) or "none"
+    console.print(
+        f"read {t['files_read']} of {t['files']} files in {t['seconds']:.1f}s: "
+        f"{t['sheets']} sheets, {t['tables']} tables, {t['formula_cells']} formula cells "
+        f"({t['table_formula_cells']} inside tables); skipped: {skipped}; "
+        f"wrote {tables} and {report.out / 'report.json'}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,  # one line, however long its paths
     )

@@ -23,7 +23,8 @@ def test_fortap_demo_runs_end_to_end(tmp_path):
     assert result.exit_code == 0, result.output
     assert "tables found" in result.output and "budget" in result.output
     assert len(list((tmp_path / "demo" / "books").glob("*.xlsx"))) == 8
-    lines = (tmp_path / "demo" / "tables" / "tables.jsonl").read_text().splitlines()
+    shards = sorted((tmp_path / "demo" / "tables" / "tables.jsonl").glob("*.jsonl"))
+    lines = [line for shard in shards for line in shard.read_text().splitlines()]
     report = json.loads((tmp_path / "demo" / "tables" / "report.json").read_text())
     assert report["totals"]["files_read"] == 8 and report["totals"]["files_skipped"] == 0
     assert len(lines) == report["totals"]["tables"] >= 12

@@ -13,7 +13,12 @@ Layout of a corpus folder:
 Resuming: tasks whose marker and shards are present are skipped; any other task is built
 again from scratch (a killed writer leaves at most `.tmp` files, which are overwritten). Samples
 depend only on (seed, workbook, sheet, cell), so a resumed build equals a clean one byte for
-byte, whatever `workers` is.
+byte, whatever the engine and `workers` are.
+
+Tasks (and the plan's scan of the JSONL files for book and sheet names) run on
+`fortap.ingest.engines`: here, in a local process pool, or on Ray (`engine="ray"`, `address`), a
+bounded window of them at a time; a task whose Ray worker died is run again, and its shard
+files are replaced whole, so nothing is written twice.
 """
 
 from __future__ import annotations
@@ -23,8 +28,6 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 from fortap.corpus.split import SPLITS, SplitConfig, book_key, canonical_books, split_of
@@ -33,7 +36,7 @@ from fortap.corpus.tasks import (
     CorpusConfig,
     Task,
     add_counts,
-    jsonl_books,
+    jsonl_sheets,
     marker_path,
     plan_tasks,
     run_task,
@@ -41,6 +44,7 @@ from fortap.corpus.tasks import (
     write_json,
 )
 from fortap.errors import FortapError
+from fortap.ingest.engines import EngineConfig, engine_session, run_tasks
 from fortap.table.inputs import table_inputs
 
 
@@ -58,12 +62,15 @@ def run_build_corpus(
     progress: bool = True,
     cfg: CorpusConfig | None = None,
     stop_after: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> dict:
     """Build (or resume) the corpus of `paths` in `out`; returns the stats (see module doc).
 
     `cfg` replaces the defaults whole (then `seed` and `tables_per_task` are ignored);
     `split_overrides` is a JSON file {workbook key or path: split}; `stop_after` stops after
-    that many tasks (tests simulate a killed build with it).
+    that many tasks (tests simulate a killed build with it); `engine` and `address` say where
+    tasks run (`fortap.ingest.engines`).
     """
     if cfg is None:
         cfg = CorpusConfig(seed=seed, tables_per_task=tables_per_task,
@@ -71,16 +78,16 @@ def run_build_corpus(
     overrides = load_split_overrides(split_overrides)
     if overrides:
         cfg = with_overrides(cfg, overrides)
-    if workers < 1:
-        raise FortapError(f"--workers must be >= 1, got {workers}")
+    engine_cfg = EngineConfig(engine, workers, address)
     out = Path(out)
     start = time.perf_counter()
-    tasks, canonical = plan(paths, cfg)
-    _check_config(out, cfg, tasks, canonical)
-    todo = [t for t in tasks if not task_done(out, t)]
-    for done, _ in enumerate(_run(todo, out, cfg, canonical, workers, progress), start=1):
-        if stop_after is not None and done >= stop_after and done < len(todo):
-            raise BuildInterrupted(f"build stopped after {done} tasks (stop_after)")
+    with engine_session(engine_cfg):
+        tasks, canonical = plan(paths, cfg, engine_cfg)
+        _check_config(out, cfg, tasks, canonical)
+        todo = [t for t in tasks if not task_done(out, t)]
+        for done, _ in enumerate(_run(todo, out, cfg, canonical, engine_cfg, progress), start=1):
+            if stop_after is not None and done >= stop_after and done < len(todo):
+                raise BuildInterrupted(f"build stopped after {done} tasks (stop_after)")
     stats = _finish(out, cfg, tasks, canonical)
     stats["seconds"] = round(time.perf_counter() - start, 1)
     if progress:
@@ -88,15 +95,22 @@ def run_build_corpus(
     return stats
 
 
-def plan(paths: Sequence[str | Path], cfg: CorpusConfig) -> tuple[list[Task], dict[str, str]]:
+def plan(
+    paths: Sequence[str | Path], cfg: CorpusConfig, engine: EngineConfig | None = None
+) -> tuple[list[Task], dict[str, str]]:
     """The build's tasks, and every workbook's canonical copy (from a scan of book and sheet
-    names, without parsing tables)."""
+    names, without parsing tables, one JSONL file per task on `engine`)."""
     jsonl, hitab = table_inputs(paths)
-    books_by_file = {str(p): jsonl_books(p) for p in jsonl}
     sheets: dict[str, set[str]] = {str(p): {p.stem} for p in hitab}
-    for book, sheet in (pair for pairs in books_by_file.values() for pair in pairs):
-        sheets.setdefault(book, set()).add(sheet)
-    counts = {f: len(b) for f, b in books_by_file.items()}
+    counts: dict[str, int] = {str(p): 0 for p in jsonl}  # input order, whatever ends first
+    # a scan is cheap beside a task: locally it runs here, rather than start a pool for it
+    scan = engine if engine and engine.engine == "ray" else EngineConfig()
+    for outcome in run_tasks(jsonl_sheets, jsonl, scan):
+        if outcome.error is not None:
+            raise FortapError(f"cannot scan {outcome.item}: {outcome.error}") from outcome.error
+        counts[str(outcome.item)], pairs = outcome.value
+        for book, sheet in pairs:
+            sheets.setdefault(book, set()).add(sheet)
     tasks = plan_tasks(counts, [str(p) for p in hitab], cfg.tables_per_task)
     return tasks, canonical_books(sheets, sheets)
 
@@ -121,30 +135,28 @@ def _check_config(out: Path, cfg: CorpusConfig, tasks: list[Task], canonical: di
 
 
 def _run(
-    todo: list[Task], out: Path, cfg: CorpusConfig, canonical: dict, workers: int, progress: bool
+    todo: list[Task],
+    out: Path,
+    cfg: CorpusConfig,
+    canonical: dict,
+    engine: EngineConfig,
+    progress: bool,
 ):
-    """Run the tasks (here or in a pool), yielding each record as it completes."""
+    """Run the tasks on `engine`, yielding each record as it completes."""
     bar = _progress(len(todo)) if progress else None
+    if engine.engine == "local":  # no idle processes when there are fewer tasks than workers
+        engine = dataclasses.replace(engine, workers=min(engine.workers, max(len(todo), 1)))
     try:
-        if workers == 1 or len(todo) <= 1:
-            for task in todo:
-                yield run_task(task, str(out), cfg, canonical)
-                if bar:
-                    bar[0].update(bar[1], advance=1)
-            return
-        # spawn, not fork: the parent may hold threads (the progress bar) that fork would copy mid-lock.
-        with ProcessPoolExecutor(
-            max_workers=min(workers, len(todo)), mp_context=get_context("spawn")
-        ) as pool:
-            futures = [pool.submit(run_task, t, str(out), cfg, canonical) for t in todo]
-            try:
-                for future in futures:
-                    yield future.result()
-                    if bar:
-                        bar[0].update(bar[1], advance=1)
-            finally:
-                for future in futures:
-                    future.cancel()
+        for outcome in run_tasks(run_task, todo, engine, (str(out), cfg, canonical)):
+            if outcome.error is not None:
+                task = outcome.item
+                raise FortapError(
+                    f"build-corpus task {task.name} ({', '.join(task.paths[:1])}…) failed: "
+                    f"{type(outcome.error).__name__}: {outcome.error}; a rerun resumes"
+                ) from outcome.error
+            yield outcome.value
+            if bar:
+                bar[0].update(bar[1], advance=1)
     finally:
         if bar:
             bar[0].stop()
@@ -152,10 +164,16 @@ def _run(
 
 def _progress(total: int):
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     bar = Progress("build-corpus", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=Console(stderr=True), transient=True)  # fmt: skip
+                   TimeRemainingColumn(), console=Console(stderr=True), transient=True)  # fmt: skip
     bar.start()
     return bar, bar.add_task("tasks", total=total)
 

@@ -86,6 +86,13 @@ def jsonl_books(path: Path) -> list[tuple[str, str]]:
         return [book_of_line(line) for line in handle if line.strip()]
 
 
+def jsonl_sheets(path: Path) -> tuple[int, list[tuple[str, str]]]:
+    """(tables, the distinct (book, sheet) pairs in first-seen order) of a Table JSONL file:
+    what the plan needs of it, small enough to come back from a worker."""
+    books = jsonl_books(path)
+    return len(books), list(dict.fromkeys(books))
+
+
 def plan_tasks(jsonl: Mapping[str, int], hitab: list[str], per_task: int) -> list[Task]:
     """Tasks over JSONL files (path -> table count) and HiTab files, in a fixed order."""
     tasks: list[Task] = []

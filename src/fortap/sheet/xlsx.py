@@ -18,7 +18,6 @@ from xml.etree.ElementTree import ParseError
 
 from defusedxml import DefusedXmlException
 from openpyxl.reader.excel import ExcelReader
-from openpyxl.styles.stylesheet import apply_stylesheet
 from openpyxl.utils import column_index_from_string, range_boundaries
 from openpyxl.worksheet._reader import VALUE_TAG, WorkSheetParser
 
@@ -27,7 +26,7 @@ from fortap.sheet.biff import BiffCensus
 from fortap.sheet.cells import CellConverter
 from fortap.sheet.limits import ReadLimits
 from fortap.sheet.model import Cell, Region, Sheet
-from fortap.sheet.styles import StyleTable
+from fortap.sheet.styles import StyleTable, load_cell_styles
 
 
 class _CachedValueParser(WorkSheetParser):
@@ -98,7 +97,7 @@ def _read(path: Path, book: str, limits: ReadLimits, converted: bool, census: Bi
             if "workbook part" not in str(err):
                 raise
             raise SheetError("not_a_spreadsheet", _NO_WORKBOOK, book) from None
-        apply_stylesheet(reader.archive, reader.wb)
+        load_cell_styles(reader.archive, reader.wb)
         styles = StyleTable(reader.wb)
         for entry, rel in reader.parser.find_sheets():
             if rel.target not in reader.valid_files:

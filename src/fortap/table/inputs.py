@@ -1,8 +1,9 @@
 """Which files under the paths a user names hold tables: Table JSONL and HiTab JSON.
 
-Folders are searched recursively in sorted order. An ingest output folder holds
-`tables.jsonl` and its `report.json`; that report is not a table, so a `.json` file lying beside
-a `tables.jsonl` named `report.json` is left out. A file named directly is always taken.
+Folders are searched recursively in sorted order. An ingest output folder holds `tables.jsonl`
+(a folder of `part-NNNNN.jsonl` shards, or one file from before shards) beside its records:
+`report.json`, `ingest.json` and the task markers `tasks/NNNNN.json`. Those are not tables, so
+in a folder walk they are left out. A file named directly is always taken.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from pathlib import Path
 
 from fortap.errors import FortapError
 
-INGEST_REPORT = "report.json"
+INGEST_TABLES = "tables.jsonl"
+INGEST_RECORDS = frozenset({"report.json", "ingest.json"})
 
 
 def table_inputs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
@@ -24,7 +26,7 @@ def table_inputs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
         if not path.exists():
             raise FortapError(f"table input not found: {path}")
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and not _ingest_report(p))
+            found = sorted(p for p in path.rglob("*") if p.is_file() and not _ingest_record(p))
         else:
             found = [path]
         jsonl += [p for p in found if p.suffix.lower() == ".jsonl"]
@@ -34,5 +36,10 @@ def table_inputs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
     return list(dict.fromkeys(jsonl)), list(dict.fromkeys(hitab))
 
 
-def _ingest_report(path: Path) -> bool:
-    return path.name == INGEST_REPORT and (path.parent / "tables.jsonl").exists()
+def _ingest_record(path: Path) -> bool:
+    """A record of an ingest run (its report, plan or a task marker), not a table."""
+    if path.suffix.lower() != ".json":
+        return False
+    if path.parent.name == "tasks":
+        return (path.parent.parent / INGEST_TABLES).exists()
+    return path.name in INGEST_RECORDS and (path.parent / INGEST_TABLES).exists()

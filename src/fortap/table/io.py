@@ -100,7 +100,12 @@ def write_jsonl(path: str | Path, tables: Iterable[Table]) -> int:
 
 
 def read_jsonl(path: str | Path) -> Iterator[Table]:
-    """Tables from a JSON-lines file, lazily; a bad line raises `FortapError` naming file and line."""
+    """Tables from a JSON-lines file, or a folder of them (an ingest's `tables.jsonl/` shards,
+    in name order), lazily; a bad line raises `FortapError` naming file and line."""
+    if Path(path).is_dir():
+        for shard in sorted(Path(path).glob("*.jsonl")):
+            yield from read_jsonl(shard)
+        return
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
