@@ -17,11 +17,11 @@
     * left tree, the same way, for information only (no target): HiTab hangs a unit row such
       as "percent" over its whole left tree and ends a section at its "total" row.
 (b) SAUS (`../shared/data/saus_ctc/saus.jl.gz`, 477 sheets with per-cell labels): each sheet
-    becomes a `Sheet` from `table_array` (numbers as numbers, codes with a leading zero such as
-    "01" kept as text, the literal "None" SAUS writes for some empty cells as empty) plus the
-    style features we can map (is_bold -> bold, indentation -> indent, leading_spaces -> leading
-    spaces in the text; merged cells and borders are not in the export); the detector runs on
-    the whole sheet (`detect_tables`). Cells it puts in top header rows count
+    becomes a `Sheet` through `fortap.tasks.cell_types.saus.saus_sheet` (numbers as numbers,
+    codes with a leading zero such as "01" kept as text, the literal "None" SAUS writes for some
+    empty cells as empty, and the one SAUS feature -> `CellStyle` mapping: bold, indent,
+    alignment, a thin top border, leading spaces; merged cells are not in the export); the
+    detector runs on the whole sheet (`detect_tables`). Cells it puts in top header rows count
     as predicted `header`; cells in left header columns below them as predicted `attributes`.
     Cells labelled None are left out. F1 for top, left, and header-vs-not overall.
 
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import re
 import sys
 import time
 from collections.abc import Iterable
@@ -46,23 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fortap.objectives.base import f1
-from fortap.sheet.model import Cell, CellStyle, Region, Sheet
+from fortap.sheet.model import Region, Sheet
 from fortap.table.detect import build_table, detect_tables
 from fortap.table.model import HeaderNode, Table
+from fortap.tasks.cell_types.saus import saus_sheet, to_cell
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-NUMBER = re.compile(r"^-?(\d{1,3}(,\d{3})+|[1-9]\d*|0)(\.\d+)?$")  # "01" stays a code
 TARGETS = {"hitab header rows": 0.90, "hitab top tree": 0.85, "saus header-cell F1": 0.85}
-
-
-def to_cell(text: str, style: CellStyle | None = None) -> Cell | None:
-    """A text from an answer key as a cell: numeric texts become numbers."""
-    stripped = text.strip()
-    if not stripped:
-        return None
-    if NUMBER.match(stripped):
-        return Cell(float(stripped.replace(",", "")), "number", style=style or CellStyle())
-    return Cell(text, "text", style=style or CellStyle())
 
 
 def hitab_sheet(name: str, raw: dict) -> Sheet:
@@ -156,24 +145,6 @@ def run_hitab(limit: int | None) -> dict[str, dict[str, Tally]]:
     return out
 
 
-def saus_sheet(index: int, rec: dict) -> Sheet:
-    names = {n: i for i, n in enumerate(rec["feature_names"])}
-    cells = {}
-    for r, row in enumerate(rec["table_array"]):
-        for c, text in enumerate(row):
-            f = rec["feature_array"][r][c]
-            style = CellStyle(bold=f[names["is_bold"]] > 0, indent=int(f[names["indentation"]]))
-            spaces = " " * int(f[names["leading_spaces"]])
-            text = "" if text == "None" else str(text)  # SAUS writes some empty cells as "None"
-            cell = to_cell(text, style)
-            if cell is not None and cell.kind == "text":
-                cell = Cell(spaces + str(text).strip(), "text", style=style)
-            if cell is not None:
-                cells[(r, c)] = cell
-    name = f"{rec['file_name']}#{index}"
-    return Sheet(rec["table_id"], name, rec["num_rows"], rec["num_cols"], cells)
-
-
 def predicted_labels(tables: Iterable[Table]) -> dict[tuple[int, int], str]:
     out = {}
     for t in tables:
@@ -204,8 +175,8 @@ def run_saus(limit: int | None) -> dict[str, dict[str, float]]:
     with gzip.open(DATA / "saus_ctc/saus.jl.gz", "rt") as fh:
         records = [json.loads(line) for line in fh][:limit]
     counts = {m: {k: [0, 0, 0] for k in ("top", "left", "overall")} for m in ("fortap", "baseline")}
-    for i, rec in enumerate(records):
-        tables = detect_tables(saus_sheet(i, rec))
+    for rec in records:
+        tables = detect_tables(saus_sheet(rec))
         for method, pred in (
             ("fortap", predicted_labels(tables)),
             ("baseline", baseline_labels(tables)),

@@ -1,0 +1,236 @@
+"""Cell type classification on SAUS: encoders against a cell-feature forest on 5 file-grouped folds.
+
+    .venv/bin/python bench/cell_types.py [--json PATH] [--runs /work/state/cell_types]
+        [--cache /work/state/cell_types/baselines.json] [--refresh]
+
+Every system is scored on the same folds (`fortap.tasks.cell_types.split`, the shipped
+`saus_folds.json`) and the same cells (each labelled cell once): macro-F1 over the six classes
+pooled per fold, then averaged over the folds; per-class F1; the confusion matrix summed over
+the folds; 95 % intervals from resampling each fold's files (`tasks.cell_types.metrics`).
+
+Systems:
+- majority class and the random forest (100 trees, balanced_subsample, min_samples_leaf 2) on
+  the 43 SAUS features and on the 43 plus position (row/column index and share); computed here
+  (cached in --cache; --refresh recomputes) through `tasks.cell_types.baselines`;
+- the fine-tuned encoders, collected from the fold runs that finished under --runs
+  (`RUNS/ENCODER/fold-K/metrics.json`, written by `bench/cell_types_runs.py`), at the task's
+  budget and recipe (`minilm`, `fortap-tiny`, ...) and at other ones (`fortap-tiny-elr1e-3`:
+  another encoder learning rate; `...-s2000`: another number of updates).
+
+Paired gaps (a - b over the folds both finished, the same resampled files for both) for every
+encoder against the forest with position and between encoders. A gap *exceeds the
+fold-to-fold spread* when its size is larger than the standard deviation over those folds of
+the per-fold scores of either system (the larger of the two); with one shared fold there is no
+spread to compare with. The ratio is the best encoder's macro-F1 over the forest's (with
+position), measured in this run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fortap.tasks.cell_types.baselines import forest, majority
+from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.metrics import confusion, file_interval, paired_gap, scores
+from fortap.tasks.cell_types.saus import read_saus
+from fortap.tasks.cell_types.split import fold_sides, load_folds
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "saus_ctc"
+RUNS = Path("/work/state/cell_types")
+ENCODERS = ("minilm", "fortap-tiny", "tuta-tiny", "random")
+FOREST = "forest+position"
+BASELINES = ("majority", "forest", FOREST)
+TARGETS = {"macro_f1": 0.85, "derived_f1": 0.55}
+
+
+def baseline_folds(cache: Path, refresh: bool) -> dict[str, list[dict[str, list]]]:
+    """{system: [{file: confusion} per fold]} of the baselines, from `cache` unless refreshed."""
+    if cache.is_file() and not refresh:
+        return json.loads(cache.read_text())
+    sheets, folds = read_saus(DATA), load_folds()
+    out: dict[str, list] = {name: [] for name in BASELINES}
+    for k in range(len(folds)):
+        train, test = fold_sides(sheets, folds, k)
+        started = time.perf_counter()
+        runs = {"majority": majority(train, test), "forest": forest(train, test, position=False),
+                FOREST: forest(train, test, position=True)}  # fmt: skip
+        for name, scored in runs.items():
+            files: dict[str, np.ndarray] = {}
+            for sheet, (gold, predicted) in zip(test, scored, strict=True):
+                files[sheet.file] = files.get(sheet.file, 0) + confusion(gold, predicted)
+            out[name].append({f: c.tolist() for f, c in sorted(files.items())})
+        print(f"baselines fold {k}: {time.perf_counter() - started:.0f} s", flush=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(out) + "\n")
+    return out
+
+
+def run_folds(runs: Path) -> dict[str, dict[int, dict[str, list]]]:
+    """{run name: {fold: {file: confusion}}} of the fold runs that finished: the `ENCODERS` at
+    the task's budget first, then other budgets (`ENCODER-sSTEPS`)."""
+    out: dict[str, dict[int, dict]] = {}
+    found = sorted(p.name for p in runs.glob("*") if p.is_dir()) if runs.is_dir() else []
+    for name in [e for e in ENCODERS if e in found] + [n for n in found if n not in ENCODERS]:
+        for k in range(5):
+            path = runs / name / f"fold-{k}" / "metrics.json"
+            if path.is_file():
+                out.setdefault(name, {})[k] = json.loads(path.read_text())["files"]
+    return out
+
+
+def pairs(names: list[str]) -> list[tuple[str, str]]:
+    """The gaps reported: every run against the forest with position; at each tiny-encoder
+    recipe (`fortap-tiny`, `fortap-tiny-elr1e-3`, ...) fortap vs tuta and each vs random;
+    MiniLM vs random and vs the tiny pair."""
+    tails = sorted({n.removeprefix("fortap-tiny") for n in names if n.startswith("fortap-tiny")})
+    out = [(n, FOREST) for n in names]
+    for t in tails:
+        out += [(f"fortap-tiny{t}", f"tuta-tiny{t}"), (f"fortap-tiny{t}", "random")]
+        out += [(f"tuta-tiny{t}", "random")]
+    out += [("minilm", "random"), ("minilm", "fortap-tiny"), ("minilm", "tuta-tiny")]
+    known = {*names, FOREST}
+    return [(a, b) for a, b in out if a in known and b in known]
+
+
+def as_arrays(files: dict[str, list]) -> dict[str, np.ndarray]:
+    return {f: np.asarray(c) for f, c in files.items()}
+
+
+def summarise(name: str, by_fold: dict[int, dict[str, list]]) -> dict:
+    """Per-fold and mean scores of one system, with the interval of the mean."""
+    per_fold = {k: scores(sum(as_arrays(f).values())) for k, f in sorted(by_fold.items())}
+    interval = file_interval([as_arrays(by_fold[k]) for k in per_fold])
+    mean = {
+        key: float(np.mean([s[key] for s in per_fold.values()]))
+        for key in ("macro_f1", "derived_f1")
+    }
+    std = {
+        key: float(np.std([s[key] for s in per_fold.values()]))
+        for key in ("macro_f1", "derived_f1")
+    }
+    classes = {
+        c: float(np.mean([s["per_class"][c] for s in per_fold.values()])) for c in CELL_TYPES
+    }
+    pooled = sum(np.asarray(s["confusion"]) for s in per_fold.values())
+    return {"system": name, "folds": sorted(per_fold), "per_fold": {k: {"macro_f1": s["macro_f1"],
+            "derived_f1": s["derived_f1"]} for k, s in per_fold.items()}, "mean": mean, "std": std,
+            "interval": interval, "per_class": classes, "confusion": pooled.tolist()}  # fmt: skip
+
+
+def gap_row(a: str, b: str, systems: dict, folds: dict) -> dict | None:
+    shared = sorted(set(folds[a]) & set(folds[b]))
+    if not shared:
+        return None
+    gap = paired_gap(
+        [as_arrays(folds[a][k]) for k in shared], [as_arrays(folds[b][k]) for k in shared]
+    )
+    row = {"a": a, "b": b, "folds": shared}
+    for key in ("macro_f1", "derived_f1"):
+        per = [systems[a]["per_fold"][k][key] - systems[b]["per_fold"][k][key] for k in shared]
+        spread = max(
+            float(np.std([systems[s]["per_fold"][k][key] for k in shared])) for s in (a, b)
+        )
+        exceeds = None if len(shared) < 2 else abs(gap[key]["gap"]) > spread
+        row[key] = {**gap[key], "per_fold": per, "spread": spread, "exceeds_spread": exceeds}
+    return row
+
+
+def print_tables(systems: dict, gaps: list[dict]) -> None:
+    print(f"\n{'system':20} " + " ".join(f"{'fold ' + str(k):>7}" for k in range(5))
+          + f" {'mean':>7} {'std':>6} {'95% interval':>15} {'derived':>8} {'interval':>15}")  # fmt: skip
+    for s in systems.values():
+        cells = " ".join(f"{s['per_fold'][k]['macro_f1']:7.3f}" if k in s["per_fold"] else f"{'-':>7}"
+                         for k in range(5))  # fmt: skip
+        lo, hi = s["interval"]["macro_f1"]
+        dlo, dhi = s["interval"]["derived_f1"]
+        print(f"{s['system']:20} {cells} {s['mean']['macro_f1']:7.3f} {s['std']['macro_f1']:6.3f} "
+              f"[{lo:.3f}, {hi:.3f}] {s['mean']['derived_f1']:8.3f} [{dlo:.3f}, {dhi:.3f}]")  # fmt: skip
+    print(f"\nper-class F1 (mean over the system's folds)\n{'system':20} "
+          + " ".join(f"{c[:10]:>10}" for c in CELL_TYPES))  # fmt: skip
+    for s in systems.values():
+        print(f"{s['system']:20} " + " ".join(f"{s['per_class'][c]:10.3f}" for c in CELL_TYPES))
+    for s in systems.values():
+        if s["system"] in (FOREST, best_encoder(systems)):
+            print(
+                f"\nconfusion of {s['system']} (rows gold, columns predicted, summed over its folds)"
+            )
+            print(f"{'':20} " + " ".join(f"{c[:10]:>10}" for c in CELL_TYPES))
+            for c, row in zip(CELL_TYPES, s["confusion"], strict=True):
+                print(f"{c:20} " + " ".join(f"{v:10d}" for v in row))
+    print("\npaired gaps a - b over shared folds (95 % interval from resampling files)")
+    for g in gaps:
+        for key in ("macro_f1", "derived_f1"):
+            v = g[key]
+            flag = {None: "one fold", True: "exceeds", False: "within"}[v["exceeds_spread"]]
+            print(f"{g['a']:>19} - {g['b']:<19} {key:10} folds {g['folds']}: {v['gap']:+.3f} "
+                  f"[{v['low']:+.3f}, {v['high']:+.3f}] spread {v['spread']:.3f} ({flag})")  # fmt: skip
+
+
+def best_encoder(systems: dict) -> str | None:
+    found = [s for s in systems.values() if s["system"] not in BASELINES]
+    return max(found, key=lambda s: s["mean"]["macro_f1"])["system"] if found else None
+
+
+def target_rows(b: dict, forest_row: dict) -> list[dict]:
+    """The acceptance targets of the best encoder `b`: its mean over five folds against the
+    fixed targets, and against the forest with position on the same folds."""
+    folds = b["folds"]
+    targets = []
+    for key, target in TARGETS.items():
+        value = b["mean"][key]
+        forest_value = float(np.mean([forest_row["per_fold"][k][key] for k in folds]))
+        targets.append(
+            {
+                "name": f"{b['system']} {key} (mean of {len(folds)} of 5 folds)",
+                "value": value,
+                "target": target,
+                "met": value >= target and len(folds) == 5,
+            }
+        )
+        targets.append(
+            {
+                "name": f"{b['system']} {key} above {FOREST} on folds {folds}",
+                "value": value,
+                "target": forest_value,
+                "met": value > forest_value,
+            }
+        )
+    ratio = b["mean"]["macro_f1"] / targets[1]["target"]
+    print(f"\nbest encoder {b['system']} (folds {folds}): macro-F1 ratio to {FOREST} on the same "
+          f"folds {ratio:.3f}")  # fmt: skip
+    return targets
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, help="write results and targets here")
+    ap.add_argument("--runs", type=Path, default=RUNS)
+    ap.add_argument("--cache", type=Path, default=RUNS / "baselines.json")
+    ap.add_argument("--refresh", action="store_true", help="recompute the baselines")
+    args = ap.parse_args(argv)
+    folds = {**baseline_folds(args.cache, args.refresh)}
+    folds = {name: dict(enumerate(per)) for name, per in folds.items()} | run_folds(args.runs)
+    systems = {name: summarise(name, by_fold) for name, by_fold in folds.items()}
+    runs = [n for n in folds if n not in BASELINES]
+    gaps = [g for a, b in pairs(runs) for g in [gap_row(a, b, systems, folds)] if g]
+    print_tables(systems, gaps)
+    best = best_encoder(systems)
+    targets = [] if best is None else target_rows(systems[best], systems[FOREST])
+    for t in targets:
+        print(
+            f"target {t['name']}: {t['value']:.3f} vs {t['target']:.3f} {'met' if t['met'] else 'NOT met'}"
+        )
+    if args.json:
+        results = list(systems.values()) + [{"gap": g} for g in gaps]
+        args.json.write_text(json.dumps({"results": results, "targets": targets}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""`fortap cell-types BOOK [--sheet S] --model FOLDER`: the typed grid of a real sheet.
+
+The sheet is read by fortap's reader (`sheet.read.read_workbook`: styles into `CellStyle`,
+formulas, merged regions) and reduced to what a SAUS sheet shows (`saus.as_saus`: bold,
+indent, alignment and the top border; no formulas, no merges), because a model trained on SAUS
+never saw the rest vary. It becomes one `Table` over its whole used range, and a fine-tuned
+model (`fortap finetune cell-types ... -o OUT` writes OUT/model) types every non-empty cell
+its windows show (`predict.predict_table`). The grid is printed with each cell's text coloured
+by type, and a PNG of the sheet coloured by type is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from fortap.encoding.piece import RC
+from fortap.errors import FortapError
+from fortap.sheet.model import Region, Sheet, column_letter
+from fortap.table.detect import build_table
+from fortap.table.model import Table
+from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.saus import as_saus
+
+COLOURS = {  # type -> (grid letter, rich style, PNG colour)
+    "metadata": ("M", "bold magenta", "#c77dff"),
+    "notes": ("N", "yellow", "#ffd166"),
+    "data": ("D", "white", "#e9ecef"),
+    "left_attribute": ("L", "green", "#80ed99"),
+    "top_attribute": ("T", "cyan", "#4cc9f0"),
+    "derived": ("*", "bold red", "#ef476f"),
+}
+LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items())
+NEEDS_MODEL = ("cell-types needs a fine-tuned cell-type model: --model FOLDER, the model/ folder "
+               "that `fortap finetune cell-types ../shared/data/saus_ctc -o OUT` writes "
+               "(OUT/model)")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TypedSheet:
+    table: Table
+    types: dict[RC, int]  # class index of every typed cell
+
+
+def pick_sheet(book: Path, name: str | None) -> Sheet:
+    from fortap.sheet.read import read_workbook
+
+    sheets = read_workbook(book).sheets
+    if not sheets:
+        raise FortapError(f"{book}: no sheet with cells")
+    if name is None:
+        return sheets[0]
+    found = [s for s in sheets if s.name == name]
+    if not found:
+        raise FortapError(f"{book}: no sheet {name!r}; sheets: {', '.join(s.name for s in sheets)}")
+    return found[0]
+
+
+def type_sheet(book: Path, sheet_name: str | None, model_dir: Path | None) -> TypedSheet:
+    if model_dir is None:
+        raise FortapError(NEEDS_MODEL)
+    from fortap.tasks.cell_types.checkpoint import load_cell_type_model
+    from fortap.tasks.cell_types.predict import predict_table
+    from fortap.text.tokenizer import Tokenizer
+
+    model, inputs = load_cell_type_model(model_dir)
+    sheet = as_saus(pick_sheet(book, sheet_name))  # the inputs the SAUS-trained model knows
+    table = build_table(sheet, Region(0, 0, sheet.n_rows - 1, sheet.n_cols - 1))
+    return TypedSheet(table, predict_table(model, table, Tokenizer(), inputs))
+
+
+def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12) -> RichTable:
+    """The first rows and columns of the sheet, each typed cell's text in its type's colour."""
+    t = typed.table
+    out = RichTable(show_lines=False, title=f"{t.sheet} of {Path(t.book).name}")
+    out.add_column("", no_wrap=True, width=len(str(t.region.top + t.n_rows)), style="dim")
+    for c in range(min(t.n_cols, max_cols)):
+        out.add_column(column_letter(t.region.left + c), no_wrap=True, max_width=width)
+    for r in range(min(t.n_rows, max_rows)):
+        row = []
+        for c in range(min(t.n_cols, max_cols)):
+            kind = typed.types.get((r, c))
+            text = t.cell(r, c).text.strip()[:width].replace("[", "\\[")
+            if kind is not None:  # the letter keeps the type readable without colours
+                letter, style, _ = COLOURS[CELL_TYPES[kind]]
+                text = f"[{style}]{letter} {text}[/]"
+            row.append(text)
+        out.add_row(str(t.region.top + r + 1), *row)
+    return out
+
+
+def write_png(typed: TypedSheet, path: Path) -> None:
+    """The sheet as coloured cells (empty cells white), a legend of the six types."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    t = typed.table
+    codes = [
+        [typed.types.get((r, c), len(CELL_TYPES)) for c in range(t.n_cols)] for r in range(t.n_rows)
+    ]
+    colours = [COLOURS[name][2] for name in CELL_TYPES] + ["#ffffff"]
+    fig, ax = plt.subplots(figsize=(min(2 + 0.9 * t.n_cols, 40), min(1.5 + 0.3 * t.n_rows, 60)))
+    ax.imshow(codes, cmap=ListedColormap(colours), vmin=0, vmax=len(CELL_TYPES), aspect="auto")
+    if t.n_rows * t.n_cols <= 2500:  # text stays legible
+        for (r, c), _ in typed.types.items():
+            ax.text(c, r, t.cell(r, c).text.strip()[:14], ha="center", va="center", fontsize=6)
+    ax.set_xticks(
+        range(t.n_cols), [column_letter(t.region.left + c) for c in range(t.n_cols)], fontsize=7
+    )
+    ax.set_yticks(range(t.n_rows), [str(t.region.top + r + 1) for r in range(t.n_rows)], fontsize=6)
+    handles = [Patch(color=COLOURS[n][2], label=n.replace("_", " ")) for n in CELL_TYPES]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.set_title(f"{t.sheet} of {Path(t.book).name}: cell types")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path | None,
+                   max_rows: int = 60, max_cols: int = 16, console: Console | None = None) -> TypedSheet:  # fmt: skip
+    """Type the sheet, print its grid and the count of each type, write the PNG."""
+    console = console or Console()
+    typed = type_sheet(book, sheet, model)
+    t = typed.table
+    needed = 8 + 17 * min(t.n_cols, max_cols)  # every column its full width, even when piped
+    console.width = max(console.width, needed)
+    console.print(grid(typed, max_rows, max_cols))
+    if t.n_rows > max_rows or t.n_cols > max_cols:
+        console.print(f"(first {min(t.n_rows, max_rows)} of {t.n_rows} rows and "
+                      f"{min(t.n_cols, max_cols)} of {t.n_cols} columns shown; the PNG has all)")  # fmt: skip
+    counts = {name: sum(v == i for v in typed.types.values()) for i, name in enumerate(CELL_TYPES)}
+    console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items()))
+    console.print(f"letters: {LEGEND}")
+    png = png or Path(f"{Path(book).stem}-{t.sheet}-cell-types.png".replace(" ", "_"))
+    write_png(typed, png)
+    console.print(f"PNG: {png}")
+    return typed
