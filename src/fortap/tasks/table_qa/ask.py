@@ -1,0 +1,92 @@
+"""`fortap ask TABLE "question"`: answer one question over one table, showing how.
+
+TABLE is a HiTab table JSON (`table.hitab.read_hitab`) or a workbook: its sheet (`sheet`, else
+the first) is read with `sheet.read_workbook` and its largest table found by
+`table.detect_tables`. With a fine-tuned model folder (`fortap finetune table-qa ... -o OUT`,
+then `OUT/model`) the model chooses the operation and the cells; without one the header-overlap
+rule answers, and says so. The answer comes with the operation, a formula a person can check
+(`= B7 / B3 (Ontario 2016 ÷ Canada 2016)`) and each cell with its header path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fortap.errors import FortapError, SheetError
+from fortap.sheet.read import read_workbook
+from fortap.table.detect import detect_tables
+from fortap.table.hitab import read_hitab
+from fortap.table.model import Table
+from fortap.tasks.table_qa.baselines import crossing
+from fortap.tasks.table_qa.headers import HeaderPaths
+from fortap.tasks.table_qa.operations import Execution, execute
+
+
+@dataclass(frozen=True)
+class Answer:
+    op: str
+    run: Execution | None
+    cells: tuple[tuple[str, str, str], ...]  # (A1, value, header path) per cell used
+    source: str  # "model" or the rule's name
+
+
+def read_table(path: str | Path, sheet: str | None = None) -> Table:
+    """The table TABLE names (see module doc); errors name the file and sheet."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return read_hitab(path)
+    book = read_workbook(path)
+    sheets = [s for s in book.sheets if sheet is None or s.name == sheet]
+    if not sheets:
+        names = ", ".join(s.name for s in book.sheets)
+        raise SheetError("no_sheet", f"no sheet {sheet!r} (sheets: {names})", path)
+    tables = detect_tables(sheets[0])
+    if not tables:
+        raise SheetError("no_table", "no table found", path, sheets[0].name)
+    return max(tables, key=lambda t: t.n_rows * t.n_cols)
+
+
+def ask(table: Table, question: str, model_dir: str | Path | None = None) -> Answer:
+    paths = HeaderPaths(table)
+    if model_dir is None:
+        rc = crossing(paths, question)
+        if rc is None:
+            raise FortapError(f"the table of {table.book} has no data cells to answer from")
+        return _answer("none", [rc], execute("none", [rc], paths), paths, "header-overlap rule")
+    from fortap.tasks.table_qa.checkpoint import load_qa_model
+    from fortap.tasks.table_qa.inputs import TableCost, qa_example
+    from fortap.tasks.table_qa.predict import predict
+    from fortap.text.tokenizer import Tokenizer
+
+    model, inputs = load_qa_model(model_dir)
+    tokenizer = Tokenizer()
+    example = qa_example(TableCost.of(paths, tokenizer, inputs), question, tokenizer, inputs)
+    found = predict(model, [example], [paths])[0]
+    return _answer(found.op, list(found.cells), found.run, paths, "model")
+
+
+def _answer(op, cells, run, paths: HeaderPaths, source: str) -> Answer:
+    shown = tuple((paths.a1(rc), paths.table.cell(*rc).text,
+                   " > ".join(paths.table.cell(*h).text for h in paths.header_path(rc)))
+                  for rc in cells)  # fmt: skip
+    return Answer(op, run, shown, source)
+
+
+def render(answer: Answer) -> list[str]:
+    """The lines `fortap ask` prints."""
+    if answer.run is None:
+        lines = [f"no answer: the {answer.op} operation could not run on the chosen cells"]
+    else:
+        values = ", ".join(_show(v) for v in answer.run.answer)
+        lines = [f"answer: {values}", f"operation: {answer.op}", answer.run.show()]
+    lines += [f"  {ref} = {value}   [{path}]" for ref, value, path in answer.cells]
+    if answer.source != "model":
+        lines.append(f"(no trained model given: answered by the {answer.source})")
+    return lines
+
+
+def _show(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)

@@ -1,0 +1,77 @@
+"""End to end on a tiny HiTab folder: finetune (stopped and resumed), evaluate, and `fortap ask`
+on a HiTab JSON and on a generated workbook."""
+
+from __future__ import annotations
+
+import json
+
+import openpyxl
+from typer.testing import CliRunner
+
+from fortap.cli import app
+from fortap.tasks.run_config import load_run_config
+from fortap.tasks.table_qa.ask import ask, read_table, render
+from fortap.tasks.table_qa.config import QARunConfig
+from fortap.tasks.table_qa.run import run_finetune
+from tests.tasks.table_qa.tiny import write_hitab
+
+SETTINGS = ["encoder.name=random", "training.steps=6", "training.save_every=3",
+            "training.dev_checks=2", "training.progress=false", "evaluation.max_dev=6"]  # fmt: skip
+
+
+def test_finetune_resumes_then_evaluates(tmp_path):
+    hitab = write_hitab(tmp_path / "hitab", copies=2)
+    cfg = load_run_config(QARunConfig, overrides=SETTINGS)
+    out = tmp_path / "run"
+    assert run_finetune([hitab], out, cfg, stop_at=3) is None
+    assert (out / "training" / "checkpoints").is_dir()
+    systems = run_finetune([hitab], out, cfg)
+    steps = [json.loads(line)["step"] for line in (out / "training" / "metrics.jsonl").open()]
+    assert steps.count(3) >= 1 and max(steps) == 6 and 1 not in steps[steps.index(3) + 1 :]
+    assert set(systems) == {"dev", "test", "test_qc"}
+    assert set(systems["test"]) == {"model", "overlap rule", "majority op"}
+    assert systems["test"]["overlap rule"]["n"] == 6
+    assert systems["test"]["overlap rule"]["accuracy"] == 3 / 6  # q1, q2, q6 by their crossing
+    assert (out / "report.md").read_text().startswith("# Table QA on HiTab")
+    evaluated = CliRunner().invoke(
+        app, ["evaluate", "table-qa", str(hitab), "-o", str(tmp_path / "eval"),
+              "--model", str(out / "model")],
+    )  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    again = json.loads((tmp_path / "eval" / "metrics.json").read_text())["systems"]
+    assert again["test"]["model"]["accuracy"] == systems["test"]["model"]["accuracy"]
+    found = CliRunner().invoke(app, ["ask", str(hitab / "tables" / "raw" / "tiny.json"),
+                                     "how many people lived in ontario in 2016?",
+                                     "--model", str(out / "model")])  # fmt: skip
+    assert found.exit_code == 0, found.output
+    assert "answer: " in found.output and "operation: " in found.output
+
+
+def test_ask_without_model_on_hitab_json(tmp_path):
+    hitab = write_hitab(tmp_path / "hitab")
+    found = CliRunner().invoke(app, ["ask", str(hitab / "tables" / "raw" / "tiny.json"),
+                                     "how many people lived in ontario in 2016?"])  # fmt: skip
+    assert found.exit_code == 0, found.output
+    assert found.output.splitlines()[:3] == [
+        "answer: 50",
+        "operation: none",
+        "= C3 (canada ontario 2016)",
+    ]
+    assert "  C3 = 50   [2016 > canada > ontario]" in found.output
+    assert "header-overlap rule" in found.output
+
+
+def test_ask_on_a_workbook_sheet(tmp_path):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Population"
+    for row in [["Province", "2015", "2016"], ["Canada", 100, 120], ["Ontario", 40, 50],
+                ["Quebec", 30, 45]]:  # fmt: skip
+        sheet.append(row)
+    path = tmp_path / "population.xlsx"
+    book.save(path)
+    answer = ask(read_table(path, "Population"), "how many people in Quebec in 2016?")
+    lines = render(answer)
+    assert lines[0] == "answer: 45" and lines[2].startswith("= C4 (")
+    found = CliRunner().invoke(app, ["ask", str(path), "quebec 2016?", "--sheet", "Nope"])
+    assert found.exit_code != 0 and "no sheet 'Nope'" in found.output
