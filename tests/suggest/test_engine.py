@@ -45,6 +45,7 @@ def test_total_row(sug):
         "source": "template",
         "reason": "SUM of the 4 numbers above",
         "score": top[0].score,
+        "note": None,
     }
 
 

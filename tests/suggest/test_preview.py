@@ -27,11 +27,14 @@ def test_reads_values_of_formulas_the_file_never_cached(previewer):
 
 
 def test_division_by_zero_is_an_error_value(previewer):
-    assert previewer.preview("Sales", 6, 5, "=C5/B5-1") == Preview(None, "#DIV/0!", "cells")
+    # B5 is 0: the candidate itself divides by zero, so the error is its own
+    shown = previewer.preview("Sales", 6, 5, "=C5/B5-1")
+    assert shown == Preview(None, "#DIV/0!", "cells", own_error=True)
 
 
 def test_reference_to_a_missing_sheet_is_ref_error(previewer):
-    assert previewer.preview("Sales", 6, 2, "=Nope!B2*2") == Preview(None, "#REF!", "cells")
+    shown = previewer.preview("Sales", 6, 2, "=Nope!B2*2")
+    assert shown == Preview(None, "#REF!", "cells", own_error=True)
 
 
 def test_other_sheet_quoted(previewer):
@@ -90,7 +93,7 @@ def test_csv_is_built_from_values(tmp_path):
     prev = Previewer.load(read_workbook(path))
     sheet = prev.book.sheets[0].name
     assert prev.preview(sheet, 4, 2, "=SUM(B2:B3)") == Preview(2.0, None, "cells")
-    assert prev.preview(sheet, 4, 2, "=A3/B3") == Preview(None, "#DIV/0!", "cells")
+    assert prev.preview(sheet, 4, 2, "=A3/B3") == Preview(None, "#DIV/0!", "cells", own_error=True)
 
 
 def test_accepted_formula_updates_values(tmp_path):
@@ -118,6 +121,8 @@ def test_defined_names_are_replaced_by_their_cells(tmp_path):
     assert prev.preview("Sales", 6, 2, "=SUM(Spring)+Rent", route="engine") == Preview(
         1250.0, None, "engine"
     )
-    assert prev.preview("Sales", 6, 2, '="Spring"&Missing') == Preview(None, "#NAME?", "cells")
+    # a name nothing defines: the candidate's own error
+    missing = prev.preview("Sales", 6, 2, '="Spring"&Missing')
+    assert missing == Preview(None, "#NAME?", "cells", own_error=True)
     # a name holding a constant is left to the loaded engine
     assert prev.preview("Sales", 6, 2, "=B2*Rate") == Preview(60.0, None, "engine")

@@ -1,4 +1,6 @@
-"""Loading a workbook into formualizer, and the Excel error texts of its error kinds.
+"""Loading a workbook into formualizer, the Excel error texts of its error kinds, and what a
+preview needs around the engine: date formats and serials, external links, panic text kept off
+the terminal.
 
 `load_engine` uses formualizer's own .xlsx loader (names, tables and every formula as the file
 holds them); for .csv, or when that loader fails or misses a sheet, `engine_from_cells` builds
@@ -8,6 +10,12 @@ the workbook from the values and formulas fortap's reader found.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
+import sys
+import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import formualizer as fz
@@ -63,14 +71,15 @@ def engine_from_cells(book: Workbook) -> fz.Workbook:
                 if cell.formula:
                     engine.set_formula(sheet.name, r + 1, c + 1, cell.formula)
                 elif cell.value is not None:
-                    engine.set_value(sheet.name, r + 1, c + 1, _cell_value(cell))
+                    engine.set_value(sheet.name, r + 1, c + 1, cached_value(cell))
             except BaseException as err:  # a formula it does not parse: keep the cached value
                 reraise_interrupt(err)
-                engine.set_value(sheet.name, r + 1, c + 1, _cell_value(cell))
+                engine.set_value(sheet.name, r + 1, c + 1, cached_value(cell))
     return engine
 
 
-def _cell_value(cell):
+def cached_value(cell):
+    """A cell's cached value as formualizer takes it (errors as error literals, dates as datetimes)."""
     if cell.kind == "error" and isinstance(cell.value, str) and cell.value in ERROR_KIND:
         return fz.LiteralValue.error(ERROR_KIND[cell.value], None)
     if cell.kind == "date" and isinstance(cell.value, str):
@@ -138,3 +147,72 @@ def known_names(engine: fz.Workbook) -> frozenset[str]:
         reraise_interrupt(err)
         return frozenset()
     return frozenset(str(e["name"]).casefold() for e in entries if e.get("name"))
+
+
+EPOCH = dt.datetime(1899, 12, 30)  # Excel's day 0 (serials from 61 on, 1900-03-01)
+_EXTERNAL = re.compile(r"\[[^\]]+\][^\[\]!]*!")  # [1]Sheet1!A1, '[book.xlsx]Sheet'!A1
+_FORMAT_NOISE = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]|_.|\*.')  # text, escapes, [Red], pads
+
+
+def is_date_format(number_format: str | None) -> bool:
+    """Whether an Excel number format shows a date or time (d, m, y, h or s outside quoted
+    text, escapes and [colour]/[locale] sections; "General" and number formats do not)."""
+    if not number_format or number_format.strip().casefold() == "general":
+        return False
+    return bool(re.search(r"[dmyhs]", _FORMAT_NOISE.sub("", number_format).casefold()))
+
+
+def to_serial(value: dt.date | dt.datetime | dt.time) -> float:
+    """A date, datetime or time as Excel's serial number."""
+    if isinstance(value, dt.datetime):
+        return (value - EPOCH).total_seconds() / 86400.0
+    if isinstance(value, dt.date):
+        return float((value - EPOCH.date()).days)
+    return (value.hour * 3600 + value.minute * 60 + value.second) / 86400.0
+
+
+def from_serial(serial: float) -> str:
+    """Excel's serial number as ISO text: a date, or a datetime when it has a time of day."""
+    when = EPOCH + dt.timedelta(days=serial)
+    return when.date().isoformat() if float(serial).is_integer() else when.isoformat()
+
+
+def external_link(formula: str) -> bool:
+    """Whether `formula` reads another workbook (`[1]Sheet1!A1`, `'[book.xlsx]Sheet'!A1`)."""
+    return bool(_EXTERNAL.search(formula))
+
+
+_QUIET = threading.RLock()
+_depth = 0
+
+
+@contextmanager
+def quiet_panics():
+    """Run formualizer calls with file descriptor 2 captured: a Rust panic's hook writes its
+    text there, outside Python; when the capture holds "panicked at" it is dropped whole, else
+    passed on to the real stderr. Re-entrant; one capture at a time in the process (fd 2 is
+    the process's)."""
+    global _depth
+    with _QUIET:
+        if _depth:
+            _depth += 1
+            try:
+                yield
+            finally:
+                _depth -= 1
+            return
+        sys.stderr.flush()
+        saved = os.dup(2)
+        with tempfile.TemporaryFile() as tmp:
+            os.dup2(tmp.fileno(), 2)
+            _depth = 1
+            try:
+                yield
+            finally:
+                _depth = 0
+                os.dup2(saved, 2)
+                os.close(saved)
+                tmp.seek(0)
+                text = tmp.read()
+                if text and b"panicked at" not in text:
+                    os.write(2, text)

@@ -3,15 +3,20 @@
 `Suggester.open` reads the workbook with fortap's reader, prepares the candidate sources'
 `BookContext`, loads the ranker, the formualizer engine for previews and, when a model folder
 is given, the formula-prediction model (`candidates.model.ModelSource`, once: each call then
-costs one encoder pass and a beam search more). `suggest(sheet, cell, k)` hides the cell's own formula (the candidate sources never see it, the preview overwrites
-it), generates every candidate, ranks them, previews a shortlist of the best `k + SHORTLIST_EXTRA`
-and returns the best `k`: within the shortlist, candidates whose preview is an Excel error move
-after those that give a value (otherwise the ranker's order is kept).
+costs one encoder pass and a beam search more). `suggest(sheet, cell, k)` hides the cell's own
+formula (the candidate sources never see it, the preview overwrites it) and any other cells the
+caller hides (an evaluation setting's), generates every candidate, ranks them, previews a
+shortlist of the best `k + SHORTLIST_EXTRA` and returns the best `k`: within the shortlist,
+candidates whose preview is an error of their own (`Preview.own_error`: a `#DIV/0!` they
+introduce, a `#REF!`) move after the others; otherwise the ranker's order is kept. An error the
+candidate only passes on from its inputs, or a value the engine cannot compute, moves nothing.
+`ranking` returns the ranker's whole order beside the printed one (what the evaluation scores).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +24,10 @@ from pathlib import Path
 from fortap.errors import FortapError, where
 from fortap.sheet.limits import ReadLimits
 from fortap.sheet.model import Cell, Workbook
-from fortap.suggest.candidates import Candidate, generate
+from fortap.suggest.candidates import generate
+from fortap.suggest.candidates.base import Candidate
 from fortap.suggest.cells import find_sheet, locate, parse_cell
-from fortap.suggest.context import BookContext, Target
+from fortap.suggest.context import BookContext, Place, Target
 from fortap.suggest.preview import Preview, Previewer
 
 SHORTLIST_EXTRA = 3  # previews computed for the ranker's top k + 3
@@ -38,6 +44,7 @@ class Suggestion:
     source: str
     reason: str
     score: float
+    note: str | None = None  # "not computed: <reason>", inputs holding errors, cached inputs
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -50,6 +57,18 @@ class SheetInfo:
     name: str
     n_rows: int
     n_cols: int
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One call's candidates, the ranker's whole order, and what `suggest` prints."""
+
+    candidates: list[Candidate]  # as generated (the rule order's input)
+    ranked: list[tuple[Candidate, float]]  # the ranker's order, every candidate, with scores
+    printed: list[Suggestion]  # the best k after previews
+    previews: dict[str, Preview]  # formula -> its preview, for the shortlist
+    rank_ms: float  # generating and ranking
+    preview_ms: float  # previewing the shortlist and reordering
 
 
 class RuleOrder:
@@ -67,11 +86,17 @@ class Suggester:
     """A workbook prepared for suggestions; build it with `Suggester.open`."""
 
     def __init__(
-        self, path: Path, workbook: Workbook, ranker, previewer: Previewer, model=None
+        self,
+        path: Path,
+        workbook: Workbook,
+        ranker,
+        previewer: Previewer,
+        model=None,
+        context: BookContext | None = None,
     ) -> None:
         self.path = path
         self.workbook = workbook
-        self.context = BookContext.from_workbook(workbook)
+        self.context = context or BookContext.from_workbook(workbook)
         self.ranker = ranker
         self.previewer = previewer
         self.model = model  # a `candidates.model.ModelSource`, or None
@@ -108,29 +133,57 @@ class Suggester:
     def sheets(self) -> list[SheetInfo]:
         return [SheetInfo(s.name, s.n_rows, s.n_cols) for s in self.workbook.sheets]
 
-    def suggest(self, sheet: str | None, cell: str, k: int = 5) -> list[Suggestion]:
-        """The best `k` formulas for `cell` (`B7`, or `Sheet1!B7` when `sheet` is None)."""
-        if k < 1:
-            raise FortapError(f"the number of suggestions must be at least 1, got {k}")
+    def suggest(
+        self,
+        sheet: str | None,
+        cell: str,
+        k: int = 5,
+        *,
+        setting: str = "sheet",
+        hidden: frozenset[Place] = frozenset(),
+    ) -> list[Suggestion]:
+        """The best `k` formulas for `cell` (`B7`, or `Sheet1!B7` when `sheet` is None);
+        `hidden` (sheet, row, col) 0-based places count as empty, in `setting`
+        (`candidates.SETTINGS`)."""
         name = str(self.path)
         arg = parse_cell(cell, name)
         host = locate(arg, sheet, self.workbook.sheets, name)
+        return self.ranking(Target(host.name, arg.row, arg.col), k, setting, hidden).printed
+
+    def ranking(
+        self,
+        target: Target,
+        k: int = 5,
+        setting: str = "sheet",
+        hidden: frozenset[Place] = frozenset(),
+    ) -> Ranking:
+        """`suggest`'s one path, with the ranker's whole order kept beside what it prints."""
+        if k < 1:
+            raise FortapError(f"the number of suggestions must be at least 1, got {k}")
+        hidden = hidden | {(target.sheet, target.row, target.col)}
+        start = time.perf_counter()
         candidates = generate(
-            self.context,
-            Target(host.name, arg.row, arg.col),
-            model=self.model,
-            common=self.ranker.common,
+            self.context, target, hidden, setting, model=self.model, common=self.ranker.common
         )
-        shortlist = self.ranker.rank(candidates)[: k + SHORTLIST_EXTRA]
+        ranked = self.ranker.rank(candidates)
+        ranked_at = time.perf_counter()
+        shortlist = ranked[: k + SHORTLIST_EXTRA]
         previews = [
-            self.previewer.preview(host.name, arg.row + 1, arg.col + 1, c.formula)
+            self.previewer.preview(
+                target.sheet, target.row + 1, target.col + 1, c.formula, hidden=hidden
+            )
             for c, _ in shortlist
         ]
-        order = sorted(range(len(shortlist)), key=lambda i: (previews[i].error is not None, i))
-        return [
+        order = sorted(range(len(shortlist)), key=lambda i: (previews[i].own_error, i))
+        printed = [
             _suggestion(rank, shortlist[i][0], shortlist[i][1], previews[i])
             for rank, i in enumerate(order[:k], start=1)
         ]
+        shown = {c.formula: p for (c, _), p in zip(shortlist, previews, strict=True)}
+        end = time.perf_counter()
+        return Ranking(
+            candidates, ranked, printed, shown, 1000 * (ranked_at - start), 1000 * (end - ranked_at)
+        )
 
     def current(self, sheet: str, cell: str) -> Preview:
         """The cell as formualizer computes it now: its value, or the Excel error it gives."""
@@ -175,7 +228,9 @@ def load_ranker(path: Path | None):
 
 
 def _suggestion(rank: int, cand: Candidate, score: float, shown: Preview) -> Suggestion:
-    return Suggestion(rank, cand.formula, shown.value, shown.error, cand.source, cand.reason, score)
+    return Suggestion(
+        rank, cand.formula, shown.value, shown.error, cand.source, cand.reason, score, shown.note
+    )
 
 
 def _cell(formula: str, shown: Preview) -> Cell:

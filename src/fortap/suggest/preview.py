@@ -6,82 +6,61 @@ load, a workbook built from the cells fortap read) and evaluated once in full, s
 holds its value. A candidate is then evaluated by one of two routes:
 
 - *cells* (the usual one): a scratch engine receives only the cells the candidate reads, with
-  the values the loaded engine computed for them, and the candidate at the target's address.
-  Its cost grows with the cells read, not with the workbook. The loaded engine cannot do this
-  itself: its `evaluate_cell` re-evaluates the cell's whole chain of precedent formulas on every
-  call, even when nothing changed (measured 30-340 ms per call on one cell of a 12,000-formula
-  model; `bench/suggest_preview.py` measures both routes);
-  A defined name of a cell or range is first replaced by the cells it names (the host
-  sheet's names, then the workbook's), so it takes this route too;
+  the values the loaded engine computed for them (cells the caller hides read as empty), and
+  the candidate at the target's address. Its cost grows with the cells read, not with the
+  workbook. The loaded engine cannot do this itself: its `evaluate_cell` re-evaluates the
+  cell's whole chain of precedent formulas on every call, even when nothing changed (measured
+  30-340 ms per call on one cell of a 12,000-formula model; `bench/suggest_preview.py`
+  measures both routes). A defined name of a cell or range is first replaced by the cells it
+  names (the host sheet's names, then the workbook's), so it takes this route too;
 - *engine*: candidates that read through a table, a name holding a constant or formula, a
-  whole column or row, another workbook or several sheets, or that compute their references
-  (INDIRECT, OFFSET), are set into the target cell of the loaded engine, evaluated, and the cell
-  restored (formula or value).
+  whole column or row or several sheets, or that compute their references (INDIRECT, OFFSET),
+  are set into the target cell of the loaded engine, evaluated, and the cell restored.
 
-Cells that depend on the target keep the values the workbook's own formula gave them. A
-candidate that reads its own cell previews as `#CIRC!` (formualizer's name for it; Excel warns
-about a circular reference instead).
+Each answer is judged as evidence (`preview_value`): on the cells route, an error that only
+comes from the cells read is not the candidate's own, and where the engine's value of an input
+is an error but the file cached a value, the one cell is computed again from the cached
+values. formualizer's Rust panics are caught, and their text is kept off stderr
+(`calc_book.quiet_panics`).
+
+Cells that depend on the target keep the values the workbook's own formula gave them.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import dataclasses
 import threading
-from dataclasses import dataclass
 
 import formualizer as fz
 
 from fortap.sheet.model import Workbook
 from fortap.suggest.calc_book import (
-    ERROR_TEXT,
+    cached_value,
     defined_names,
+    external_link,
+    is_date_format,
     known_names,
     load_engine,
+    quiet_panics,
     reraise_interrupt,
     resolve_names,
     settable,
+)
+from fortap.suggest.preview_value import (
+    ENGINE_FAILURES,
+    Preview,
+    as_written,
+    failed,
+    judged_engine,
+    not_computed,
+    to_preview,
 )
 
 # Functions whose references are computed at evaluation time: only the full engine knows them.
 DYNAMIC_FUNCTIONS = frozenset({"INDIRECT", "OFFSET"})
 # Above this many cells read, the copy costs more than the engine route would.
 MAX_COPY_CELLS = 200_000
-
-
 Box = tuple[str, int, int, int, int]  # sheet, first row, first col, last row, last col (1-based)
-
-
-@dataclass(frozen=True)
-class Preview:
-    """A candidate's value in the target cell, or the Excel error it gives (`route`: cells|engine)."""
-
-    value: str | float | bool | None
-    error: str | None
-    route: str
-
-
-def to_preview(raw, route: str) -> Preview:
-    """formualizer's Python value -> `Preview` (arrays show their top-left value, as the cell)."""
-    while isinstance(raw, list):
-        raw = raw[0][0] if raw and isinstance(raw[0], list) and raw[0] else None
-    if isinstance(raw, dict) and raw.get("type") == "Error":
-        kind = str(raw.get("kind"))
-        return Preview(None, ERROR_TEXT.get(kind, f"#{kind.upper()}!"), route)
-    if isinstance(raw, bool | str) or raw is None:
-        return Preview(raw, None, route)
-    if isinstance(raw, int | float):
-        return Preview(float(raw), None, route)
-    if isinstance(raw, dt.date | dt.time | dt.datetime):
-        return Preview(raw.isoformat(), None, route)
-    if isinstance(raw, dt.timedelta):
-        return Preview(raw.total_seconds() / 86400.0, None, route)
-    return Preview(str(raw), None, route)
-
-
-def _failed(err: BaseException, route: str) -> Preview:
-    """A formula formualizer refuses: a self-reference is `#CIRC!`, anything else `#ERROR!`."""
-    reraise_interrupt(err)
-    return Preview(None, "#CIRC!" if "#CIRC!" in str(err) else "#ERROR!", route)
 
 
 class Previewer:
@@ -91,12 +70,15 @@ class Previewer:
 
     def __init__(self, book: Workbook) -> None:
         self.book = book
+        self.sheets = {s.name: s for s in book.sheets}
         self.extents = {s.name: (s.n_rows, s.n_cols) for s in book.sheets}  # 1-based last cells
         self.written: list[tuple[str, int, int, str]] = []  # accepted formulas, kept on reload
-        self.engine = self._fresh_engine()
-        self._names = {name.casefold(): name for name in self.engine.sheet_names}
-        self._defined = defined_names(self.engine)  # names of cells/ranges -> their A1 text
-        self._known = known_names(self.engine)  # every name and table the engine resolves
+        with quiet_panics():
+            self.engine = self._fresh_engine()
+            self._names = {name.casefold(): name for name in self.engine.sheet_names}
+            self._defined = defined_names(self.engine)  # names of cells/ranges -> their A1 text
+            self._known = known_names(self.engine)  # every name and table the engine resolves
+        self._functions: dict[str, bool] = {}  # function name -> whether formualizer knows it
         self._scratch: fz.Workbook | None = None
         self._lock = threading.Lock()
 
@@ -119,14 +101,20 @@ class Previewer:
             reraise_interrupt(err)
             return load_engine(self.book)
 
+    def dates(self, sheet: str, row: int, col: int) -> bool:
+        """Whether the cell (1-based) has a date or time number format."""
+        host = self.sheets.get(sheet)
+        return host is not None and is_date_format(host.cell(row - 1, col - 1).style.number_format)
+
     def value(self, sheet: str, row: int, col: int) -> Preview:
         """The value a cell holds now (1-based row and column)."""
-        with self._lock:
-            return to_preview(self.engine.get_value(sheet, row, col), "engine")
+        with self._lock, quiet_panics():
+            raw = self.engine.get_value(sheet, row, col)
+        return to_preview(raw, "engine", self.dates(sheet, row, col))
 
     def set_formula(self, sheet: str, row: int, col: int, formula: str) -> None:
         """Write `formula` into the loaded engine for good and bring dependent values up to date."""
-        with self._lock:
+        with self._lock, quiet_panics():
             self.written.append((sheet, row, col, formula))
             rows, cols = self.extents.get(sheet, (0, 0))
             self.extents[sheet] = (max(rows, row), max(cols, col))
@@ -137,21 +125,61 @@ class Previewer:
                 reraise_interrupt(err)
                 self.engine = self._fresh_engine()
 
-    def preview(self, sheet: str, row: int, col: int, formula: str, route: str = "auto") -> Preview:
+    def preview(
+        self,
+        sheet: str,
+        row: int,
+        col: int,
+        formula: str,
+        route: str = "auto",
+        hidden: frozenset = frozenset(),
+    ) -> Preview:
         """`formula` evaluated as if written at `sheet` (row, col), 1-based; nothing is kept.
 
+        `hidden`: 0-based (sheet, row, col) places read as empty on the cells route;
         `route="engine"` forces the loaded engine (the bench's baseline)."""
-        with self._lock:
+        dates = self.dates(sheet, row, col)
+        with self._lock, quiet_panics():
+            if external_link(formula):
+                return not_computed("engine", "it reads another workbook (an external link)")
             try:
                 plain = resolve_names(formula, sheet, self._defined)
-                boxes = plain_boxes(plain, sheet, self._known)
-            except BaseException as err:  # formualizer cannot parse it
+                ast = fz.parse(plain)
+            except BaseException as err:
                 reraise_interrupt(err)
-                return Preview(None, "#ERROR!", "cells")
+                return not_computed("cells", "the preview engine cannot read this formula")
+            unknown = sorted(f for f in _functions(ast) if not self._knows(f))
+            if unknown:
+                return not_computed("cells", f"the preview engine has no {', '.join(unknown)}")
+            boxes = _boxes(ast, sheet, self._known)
             clipped = None if boxes is None else self._clipped(boxes)
             if clipped is None or sum(map(_area, clipped)) > MAX_COPY_CELLS or route == "engine":
-                return self._engine_preview(sheet, row, col, formula)
-            return self._cells_preview(sheet, row, col, plain, clipped)
+                shown = judged_engine(self._engine_preview(sheet, row, col, formula, dates))
+            else:
+                own = any(_inside(b, sheet, row, col) for b in boxes)
+                shown = self._cells_preview(sheet, row, col, plain, clipped, hidden, dates, own)
+            return as_written(shown, formula)
+
+    def _knows(self, function: str) -> bool:
+        """Whether formualizer has `function` (an unknown one gives #NAME? with no arguments)."""
+        if function not in self._functions:
+            probe = self._scratch_engine()
+            name = next(iter(self._names.values()))
+            try:
+                probe.set_formula(name, 1, 1, f"={function}()")
+                raw = probe.evaluate_cell(name, 1, 1)
+                self._functions[function] = not (
+                    isinstance(raw, dict) and raw.get("kind") == "Name"
+                )
+            except BaseException as err:  # arity refused at parse time: it knows the name
+                reraise_interrupt(err)
+                self._functions[function] = True
+            try:
+                probe.set_value(name, 1, 1, None)
+            except BaseException as err:
+                reraise_interrupt(err)
+                self._scratch = None
+        return self._functions[function]
 
     def _clipped(self, boxes: list[Box]) -> list[Box]:
         """Boxes on sheets the workbook has, cut to each sheet's used range (empty ones dropped)."""
@@ -164,18 +192,68 @@ class Previewer:
                 out.append((sheet, r1, c1, r2, c2))
         return out
 
-    def _cells_preview(self, sheet: str, row: int, col: int, formula: str, boxes: list[Box]):
-        """Copy the boxes' values into the scratch engine, evaluate, then empty it again (one
-        scratch workbook is reused: making and dropping one costs ~1 ms, more than the rest)."""
+    def _cells_preview(self, sheet, row, col, formula, boxes, hidden, dates, own) -> Preview:
+        """The scratch engine's value, judged: the candidate's own error, inputs holding
+        errors, inputs the engine could not compute (then again from the file's cached values)."""
+        grids = [self._grid(box, hidden) for box in boxes]
+        shown = self._scratch_eval(sheet, row, col, formula, boxes, grids, dates)
+        if shown.error is None:
+            return shown
+        if own:
+            return dataclasses.replace(shown, note="it reads its own cell", own_error=True)
+        cached = [self._cached(box, grid) for box, grid in zip(boxes, grids, strict=True)]
+        if any(c is not g for c, g in zip(cached, grids, strict=True)):
+            again = self._scratch_eval(sheet, row, col, formula, boxes, cached, dates)
+            note = "from the file's cached values of inputs the engine could not compute"
+            if again.error is None:
+                return dataclasses.replace(again, note=note)
+            shown, grids = again, cached
+        errors = {
+            to_preview(v, "cells").error for g in grids for line in g for v in line if _is_error(v)
+        }
+        failed = sorted(errors & ENGINE_FAILURES.keys())
+        if failed:  # the engine could not compute its inputs, and the file cached nothing
+            return not_computed("cells", f"the cells it reads: {ENGINE_FAILURES[failed[0]]}")
+        if errors:
+            return dataclasses.replace(shown, note="the cells it reads hold errors")
+        if shown.error in ENGINE_FAILURES:
+            return not_computed("cells", ENGINE_FAILURES[shown.error])
+        return dataclasses.replace(shown, own_error=True)
+
+    def _grid(self, box: Box, hidden: frozenset) -> list[list]:
+        """The loaded engine's values of `box`, hidden places emptied."""
+        name, r1, c1, r2, c2 = box
+        values = self.engine.sheet(name).get_values(fz.RangeAddress(name, r1, c1, r2, c2))
+        for place in hidden:
+            r, c = place[1] + 1, place[2] + 1
+            if place[0] == name and r1 <= r <= r2 and c1 <= c <= c2:
+                values[r - r1][c - c1] = None
+        return values
+
+    def _cached(self, box: Box, grid: list[list]) -> list[list]:
+        """`grid` with each error the file did not cache replaced by the value it cached (the
+        same object when there is none)."""
+        host = self.sheets.get(box[0])
+        out = None
+        for i, line in enumerate(grid):
+            for j, v in enumerate(line):
+                cell = host.cells.get((box[1] + i - 1, box[2] + j - 1)) if host else None
+                if _is_error(v) and cell is not None and cell.kind not in ("error", "empty"):
+                    out = out or [list(x) for x in grid]
+                    out[i][j] = cached_value(cell)
+        return grid if out is None else out
+
+    def _scratch_eval(self, sheet, row, col, formula, boxes, grids, dates) -> Preview:
+        """Copy the grids into the scratch engine, evaluate, then empty it again (one scratch
+        workbook is reused: making and dropping one costs ~1 ms, more than the rest)."""
         scratch = self._scratch_engine()
         try:
-            for name, r1, c1, r2, c2 in boxes:
-                values = self.engine.sheet(name).get_values(fz.RangeAddress(name, r1, c1, r2, c2))
-                scratch.sheet(name).set_values_batch(r1, c1, r2 - r1 + 1, c2 - c1 + 1, values)
+            for (name, r1, c1, r2, c2), grid in zip(boxes, grids, strict=True):
+                scratch.sheet(name).set_values_batch(r1, c1, r2 - r1 + 1, c2 - c1 + 1, grid)
             scratch.sheet(sheet).set_formula(row, col, formula)
-            result = to_preview(scratch.evaluate_cell(sheet, row, col), "cells")
+            result = to_preview(scratch.evaluate_cell(sheet, row, col), "cells", dates)
         except BaseException as err:
-            result = _failed(err, "cells")
+            result = failed(err, "cells")
         try:
             for name, r1, c1, r2, c2 in boxes:
                 blank = [[None] * (c2 - c1 + 1) for _ in range(r2 - r1 + 1)]
@@ -195,7 +273,7 @@ class Previewer:
                 self._scratch.add_sheet(name)
         return self._scratch
 
-    def _engine_preview(self, sheet: str, row: int, col: int, formula: str) -> Preview:
+    def _engine_preview(self, sheet: str, row: int, col: int, formula: str, dates: bool):
         """Set, evaluate, restore in the loaded engine; reload it if formualizer broke it."""
         engine = self.engine
         try:
@@ -206,9 +284,9 @@ class Previewer:
             own, before = None, None
         try:
             engine.sheet(sheet).set_formula(row, col, formula)
-            result = to_preview(engine.evaluate_cell(sheet, row, col), "engine")
+            result = to_preview(engine.evaluate_cell(sheet, row, col), "engine", dates)
         except BaseException as err:
-            result = _failed(err, "engine")
+            result = failed(err, "engine")
         # restore: the formula (re-evaluated, so cells read later see its value) or the value
         try:
             if own:
@@ -228,7 +306,10 @@ def plain_boxes(formula: str, host: str, known: frozenset[str] = frozenset()) ->
     Names and tables the loaded engine does not know (`known`: casefolded names of its defined
     names and tables) read no cells: the scratch engine gives the same #NAME?/#REF! at once,
     where the loaded engine spends its whole precedent chain (150-570 ms measured) on it."""
-    ast = fz.parse(formula)
+    return _boxes(fz.parse(formula), host, known)
+
+
+def _boxes(ast, host: str, known: frozenset[str]) -> list[Box] | None:
     if _functions(ast) & DYNAMIC_FUNCTIONS:
         return None
     boxes: list[Box] = []
@@ -256,6 +337,18 @@ def _functions(node) -> set[str]:
             out.add((n.get_function_name() or "").upper())
         stack.extend(n.children())
     return out
+
+
+def _inside(box: Box, sheet: str, row: int, col: int) -> bool:
+    return (
+        box[0].casefold() == sheet.casefold()
+        and box[1] <= row <= box[3]
+        and box[2] <= col <= box[4]
+    )
+
+
+def _is_error(value) -> bool:
+    return isinstance(value, dict) and value.get("type") == "Error"
 
 
 def _area(box: Box) -> int:

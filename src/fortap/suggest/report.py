@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 ROWS = (
+    ("printed exact top-1 (what `suggest` shows)", "printed_exact_top1"),
+    ("printed exact top-5", "printed_exact_top5"),
+    ("printed paper top-1 ($ stripped)", "printed_paper_top1"),
     ("exact top-1", "exact_top1"),
     ("exact top-5", "exact_top5"),
     ("paper top-1 ($ stripped)", "paper_top1"),
@@ -25,7 +28,7 @@ def _cell(m: dict | None) -> str:
         return "–"
     return (
         f"{m['pooled']:.3f} [{m['pooled_low']:.3f}, {m['pooled_high']:.3f}] · "
-        f"{m['per_book']:.3f} [{m['per_book_low']:.3f}, {m['per_book_high']:.3f}]"
+        f"{m['per_workbook']:.3f} [{m['per_workbook_low']:.3f}, {m['per_workbook_high']:.3f}]"
     )
 
 
@@ -43,15 +46,27 @@ def table(metrics: dict, part: str) -> list[str]:
         lines.append(
             f"| {label} | " + " | ".join(_cell(metrics[s][part].get(key)) for s in settings) + " |"
         )
-    gaps = []
-    for s in settings:
-        g = metrics[s][part].get("gap_vs_rules")
-        gaps.append(f"{g['gap']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]" if g else "–")
-    lines.append("| ranker − rule order, exact top-1 | " + " | ".join(gaps) + " |")
+    for label, key in (
+        ("ranker − rule order, exact top-1", "gap_vs_rules"),
+        ("printed − ranker, exact top-1", "gap_printed_vs_ranker"),
+    ):
+        gaps = [metrics[s][part].get(key) for s in settings]
+        lines.append(
+            f"| {label} | "
+            + " | ".join(f"{g['gap']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]" if g else "–"
+                         for g in gaps)
+            + " |"
+        )  # fmt: skip
     lat = [metrics[s][part].get("latency_ms") for s in settings]
     lines.append(
         "| latency p50 / p95 (ms, no preview) | "
         + " | ".join(f"{x['p50']:.1f} / {x['p95']:.1f}" if x else "–" for x in lat)
+        + " |"
+    )
+    lat = [metrics[s][part].get("latency_with_preview_ms") for s in settings]
+    lines.append(
+        "| latency p50 / p95 / max (ms, with previews) | "
+        + " | ".join(f"{x['p50']:.1f} / {x['p95']:.1f} / {x['max']:.0f}" if x else "–" for x in lat)
         + " |"
     )
     return lines
@@ -87,7 +102,8 @@ def write_report(metrics: dict, out: Path) -> None:
         f"Ranker: `{metrics.get('ranker')}`; split: {metrics.get('config', {}).get('split')}.",
         "Each cell: pooled over targets [95 % workbook-bootstrap interval] · mean of per-workbook"
         " rates [interval]. Exact: formula text equal up to case, spaces and printing, `$` kept;"
-        " paper: `$` stripped.",
+        " paper: `$` stripped. Printed: the order `fortap suggest` shows (previews and their"
+        " reordering included); the other rows: the ranker's order alone.",
         "",
         "## All targets",
         "",
@@ -121,13 +137,14 @@ def _plots(metrics: dict, out: Path) -> None:
 
     settings = [s for s in metrics if isinstance(metrics[s], dict) and "detail" in metrics[s]]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    width = 0.2
+    width = 0.18
     for i, (key, label) in enumerate(
-        (("exact_top1", "ranker"), ("rule_exact_top1", "rule order"), ("recall", "recall"))
-    ):
+        (("printed_exact_top1", "printed"), ("exact_top1", "ranker"),
+         ("rule_exact_top1", "rule order"), ("recall", "recall"))
+    ):  # fmt: skip
         values = [metrics[s]["detail"].get(key, {}).get("pooled", 0.0) for s in settings]
         ax.bar([j + i * width for j in range(len(settings))], values, width, label=label)
-    ax.set_xticks([j + width for j in range(len(settings))], settings)
+    ax.set_xticks([j + 1.5 * width for j in range(len(settings))], settings)
     ax.set_ylim(0, 1)
     ax.set_ylabel("pooled rate")
     ax.legend()
