@@ -203,7 +203,7 @@ def row(system, setting, n_train, metrics: dict, tallies: dict, timing: dict) ->
     out |= {k: metrics.get(k) for k in METRICS} | timing
     out["by_workbook"] = workbook_metrics(tallies)
     for key in ("formula_top1", "sketch_top1"):
-        out[f"{key}_per_book"] = out["by_workbook"][key]["per_book"]
+        out[f"{key}_per_workbook"] = out["by_workbook"][key]["per_workbook"]
     out["errors"] = metrics.get("errors")
     return out
 
@@ -275,7 +275,7 @@ def render(rows: list[dict], title: str) -> RichTable:
         ratio = r.get("ratio_vs_no_pretraining")
         view.add_row(
             r["system"], r["setting"], num(r["n_train"], "d"), *(pct(r[k]) for k in METRICS),
-            pct(r["formula_top1_per_book"]), pct(r["sketch_top1_per_book"]),
+            pct(r["formula_top1_per_workbook"]), pct(r["sketch_top1_per_workbook"]),
             num(ratio, ".2f"), num(r.get("train_seconds"), ".0f"),
             num(r.get("samples_per_s"), ".1f"), num(r.get("eval_seconds"), ".0f"),
         )  # fmt: skip
@@ -293,7 +293,7 @@ def render_by_workbook(rows: list[dict], names: tuple[str, ...]) -> RichTable:
         view.add_column(name.replace("_top", "@"), justify="right")
     for r in rows:
         cells = [f"{_interval(r['by_workbook'][n], 'pooled')}\n"
-                 f"{_interval(r['by_workbook'][n], 'per_book')}" for n in names]  # fmt: skip
+                 f"{_interval(r['by_workbook'][n], 'per_workbook')}" for n in names]  # fmt: skip
         view.add_row(r["system"], r["setting"], *cells)
     return view
 

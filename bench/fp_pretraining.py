@@ -65,8 +65,8 @@ def row(label: str, run: dict) -> dict:
         got = model["by_workbook"][name]
         out[name] = {k: got[k] for k in ("pooled", "pooled_low", "pooled_high")}
     book = model["by_workbook"]["formula_top1"]
-    out["formula_top1_per_book"] = {
-        k: book[k] for k in ("per_book", "per_book_low", "per_book_high")
+    out["formula_top1_per_workbook"] = {
+        k: book[k] for k in ("per_workbook", "per_workbook_low", "per_workbook_high")
     }
     return out
 
@@ -82,7 +82,7 @@ def baseline_rows(refs: dict[tuple[str, str], dict]) -> list[dict]:
             got = systems[name]["by_workbook"]
             out.append({"setting": setting, "train": share, "system": name,
                         **{m: got[m]["pooled"] for m in SHOWN if m in got},
-                        "formula_top1_per_book": got["formula_top1"]["per_book"]})  # fmt: skip
+                        "formula_top1_per_workbook": got["formula_top1"]["per_workbook"]})  # fmt: skip
     return out
 
 
@@ -108,7 +108,7 @@ def render(rows: list[dict], bases: list[dict], gap_rows: list[dict]) -> list[Ri
     for r in rows:
         runs.add_row(
             r["run"], r["setting"], r["train"], r["encoder"], str(r["n"]), str(r["books"]),
-            with_interval(r["formula_top1"]), with_interval(r["formula_top1_per_book"], "per_book"),
+            with_interval(r["formula_top1"]), with_interval(r["formula_top1_per_workbook"], "per_workbook"),
             *(with_interval(r[m]) for m in SHOWN[1:]),
         )  # fmt: skip
     base = RichTable(title="baselines on the same targets, %", title_justify="left")
@@ -117,7 +117,7 @@ def render(rows: list[dict], bases: list[dict], gap_rows: list[dict]) -> list[Ri
         base.add_column(head, justify="left" if i < 3 else "right")
     for b in bases:
         base.add_row(b["setting"], b["train"], b["system"], pct(b.get("formula_top1")),
-                     pct(b["formula_top1_per_book"]), *(pct(b.get(m)) for m in SHOWN[1:]))  # fmt: skip
+                     pct(b["formula_top1_per_workbook"]), *(pct(b.get(m)) for m in SHOWN[1:]))  # fmt: skip
     gap = RichTable(title="gap to the reference, points (95 % interval over test workbooks, paired)",
                     title_justify="left")  # fmt: skip
     for i, head in enumerate(("run", "minus", "formula@1", "formula@1/book", "sketch@1",
@@ -125,7 +125,7 @@ def render(rows: list[dict], bases: list[dict], gap_rows: list[dict]) -> list[Ri
         gap.add_column(head, justify="left" if i < 2 else "right")
     for g in gap_rows:
         gap.add_row(g["run"], g["minus"], *(gap_text(g["gaps"][f"{m}_{mode}"])
-                                            for m in METRICS for mode in ("pooled", "per_book")))  # fmt: skip
+                                            for m in METRICS for mode in ("pooled", "per_workbook")))  # fmt: skip
     return [runs, base, gap]
 
 

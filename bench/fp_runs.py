@@ -7,7 +7,8 @@ An OUT is a `fortap finetune formula-prediction ... -o OUT` folder: its `metrics
 the test metrics of the model and of the baselines measured in the same run on the same test
 examples (the input-blind sketch prior, AutoSum = the rules in the paper setting, fill = the
 rules in the sheet setting), pooled and averaged per workbook; its `predictions.jsonl` holds
-each test target's top-1 guess.
+each test target's ranked guesses, read back per target with the run's own gold match
+(`fortap.tasks.formula_prediction.hits.record_hits`) for the gaps between runs.
 
 Per run the table gives formula and sketch top-1, pooled and per workbook, formula top-5 and
 the best dev formula top-1 of its dev checks (`training/metrics.jsonl`). A second table gives
@@ -17,7 +18,7 @@ and sketch top-1, pooled and per workbook, with a 95 % interval from resampling 
 runs must share their test targets (same split, seed and caps); the bench checks that, unless
 `--common` restricts every run to the targets all of them share (runs on different table sets,
 e.g. with and without some data folders): restricted runs are then recounted from their
-predictions, and the baselines are those of a run tested on exactly the shared targets.
+per-target hits, and the baselines are those of a run tested on exactly the shared targets.
 With `training/augment_counts.json` present, the share of draws each augmentation changed is
 printed. Targets (measured, not asserted): per paper-setting run, formula top-1 > AutoSum and
 sketch top-1 > sketch prior, pooled; per sheet-setting run (`data.setting=sheet`, the other
@@ -34,7 +35,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_book_mean
+from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_workbook_mean
+from fortap.tasks.formula_prediction.hits import read_predictions, record_hits
 from helpers.runs import labelled_runs
 
 BASELINES = {"sketch prior": "sketch prior", "AutoSum": "rules (paper)", "fill": "rules (sheet)"}
@@ -55,11 +57,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def sketch_of(prefix: str) -> tuple[str, ...]:
-    """A prefix text's sketch: cell addresses become `[RANGE]`, vocabulary tokens stay."""
-    return tuple(t if t.startswith("[") else "[RANGE]" for t in prefix.split())
-
-
 def read_run(path: str | Path) -> dict:
     """metrics.json, the per-target top-1 hits, dev checks and augmentation counts of a run."""
     out = Path(path)
@@ -67,16 +64,12 @@ def read_run(path: str | Path) -> dict:
         raise SystemExit(f"{out}: no metrics.json (an unfinished run?)")
     metrics = json.loads((out / "metrics.json").read_text())
     targets, books, hits = [], [], {m: [] for m in (*METRICS, "formula_top5")}
-    for line in (out / "predictions.jsonl").read_text().splitlines():
-        rec = json.loads(line)
+    for rec in read_predictions(out):
         targets.append((rec["book"], rec["sheet"], rec["cell"]))
         books.append(rec["book"])
-        top = rec["candidates"][0] if rec["candidates"] else None
-        hits["formula_top1"].append(float(rec["error"] == "correct"))
-        hits["formula_top5"].append(float(any(c["prefix"] == rec["gold"]
-                                              for c in rec["candidates"][:5])))  # fmt: skip
-        hits["sketch_top1"].append(float(top is not None and sketch_of(top["prefix"])
-                                         == sketch_of(rec["gold"])))  # fmt: skip
+        got = record_hits(rec, k=5)
+        for name, found in hits.items():
+            found.append(float(got[name]))
     checks = []
     log = out / "training" / "metrics.jsonl"
     if log.is_file():
@@ -92,12 +85,12 @@ def metric(system: dict, name: str, mode: str) -> float:
     """A system's test metric: pooled, or averaged per workbook."""
     if mode == "pooled":
         return system[name]
-    return system["by_workbook"][name]["per_book"]
+    return system["by_workbook"][name]["per_workbook"]
 
 
 def restrict(run: dict, keep: set) -> dict:
     """`run` on the targets in `keep` alone: its model metrics are then recounted from
-    `predictions.jsonl` (`summarise`), and it reads its baselines from a run tested on exactly
+    its per-target hits (`summarise`), and it reads its baselines from a run tested on exactly
     those targets (`common_baselines`)."""
     if set(run["targets"]) == keep:
         return run
@@ -114,8 +107,8 @@ def recounted(run: dict) -> dict:
            "by_workbook": {}}  # fmt: skip
     for name in METRICS:
         out[name] = sum(run["hits"][name]) / max(1, len(run["targets"]))
-        per_book = per_book_mean(book_tallies(run["books"], run["hits"][name]))
-        out["by_workbook"][name] = {"per_book": per_book}
+        mean = per_workbook_mean(book_tallies(run["books"], run["hits"][name]))
+        out["by_workbook"][name] = {"per_workbook": mean}
     return out
 
 
@@ -131,7 +124,7 @@ def summarise(label: str, run: dict, baselines: dict | None = None) -> dict:
            "fill_gap": model.get("gaps", {}).get("rules (sheet)", {}).get("formula_top1"),
            "formula_top5": model["formula_top5"]}  # fmt: skip
     for name in METRICS:
-        for mode in ("pooled", "per_book"):
+        for mode in ("pooled", "per_workbook"):
             row[f"{name}_{mode}"] = metric(model, name, mode)
             for shown, system in BASELINES.items():
                 found = systems.get(system)
@@ -160,8 +153,8 @@ def gaps(base: dict, run: dict) -> dict:
     for name in METRICS:
         a = book_tallies(run["books"], run["hits"][name])
         b = book_tallies(base["books"], base["hits"][name])
-        for mode in ("pooled", "per_book"):
-            out[f"{name}_{mode}"] = bootstrap_gap(a, b, per_book=mode == "per_book")
+        for mode in ("pooled", "per_workbook"):
+            out[f"{name}_{mode}"] = bootstrap_gap(a, b, per_workbook=mode == "per_workbook")
     return out
 
 
@@ -169,7 +162,7 @@ def sheet_goals(r: dict) -> list[dict]:
     """A sheet-setting run against the fill rule on the same targets: formula top-1 >= fill,
     pooled and per workbook, with the gap's 95 % workbook-bootstrap interval (metrics.json)."""
     out = []
-    for mode in ("pooled", "per_book"):
+    for mode in ("pooled", "per_workbook"):
         mine, fill = r[f"formula_top1_{mode}"], r[f"fill_formula_top1_{mode}"]
         goal = {"name": f"formula top-1 >= fill, {mode.replace('_', ' ')} ({r['run']})",
                 "value": mine, "target": fill, "met": mine >= fill}  # fmt: skip
@@ -191,10 +184,10 @@ def render(rows: list[dict]) -> RichTable:
     for r in rows:
         view.add_row(
             r["run"], str(r["n"]), str(r["books"]), pct(r["formula_top1_pooled"]),
-            pct(r["formula_top1_per_book"]), pct(r["formula_top5"]), pct(r["sketch_top1_pooled"]),
-            pct(r["sketch_top1_per_book"]), pct(r["AutoSum_formula_top1_pooled"]),
-            pct(r["AutoSum_formula_top1_per_book"]), pct(r["sketch prior_sketch_top1_pooled"]),
-            pct(r["sketch prior_sketch_top1_per_book"]), pct(r["fill_formula_top1_pooled"]),
+            pct(r["formula_top1_per_workbook"]), pct(r["formula_top5"]), pct(r["sketch_top1_pooled"]),
+            pct(r["sketch_top1_per_workbook"]), pct(r["AutoSum_formula_top1_pooled"]),
+            pct(r["AutoSum_formula_top1_per_workbook"]), pct(r["sketch prior_sketch_top1_pooled"]),
+            pct(r["sketch prior_sketch_top1_per_workbook"]), pct(r["fill_formula_top1_pooled"]),
             f"{pct(r['dev_best_formula_top1'])} @{r['dev_best_step']}",
         )  # fmt: skip
     return view
@@ -208,7 +201,7 @@ def render_gaps(rows: list[dict], base: str) -> RichTable:
     for r in rows[1:]:
         cells = [f"{100 * g['gap']:+.1f} [{100 * g['low']:+.1f}, {100 * g['high']:+.1f}]"
                  for g in (r["gaps"][f"{m}_{mode}"] for m in METRICS
-                           for mode in ("pooled", "per_book"))]  # fmt: skip
+                           for mode in ("pooled", "per_workbook"))]  # fmt: skip
         view.add_row(r["run"], *cells)
     return view
 

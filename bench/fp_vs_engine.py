@@ -20,7 +20,9 @@ setting:
   learning) and, when the run's `metrics.json` lists it, the input-blind sketch prior.
 An engine candidate counts as right when its parse at the target has the gold's prefix (sketch
 and ranges, `$` ignored, numbers as one token: `metrics.formula_key`, the metric of
-`predictions.jsonl`); its sketch is right when the sketches agree. Every system is scored on the
+`predictions.jsonl`); its sketch is right when the sketches agree. Both sides are scored by the
+library's one gold match (`fortap.tasks.formula_prediction.hits`: the model's hits read back
+from its records, the engine's texts parsed at the target). Every system is scored on the
 targets whose workbook the engine could read, pooled and averaged per workbook, and each gap has a
 95 % interval from resampling test workbooks (paired).
 
@@ -40,10 +42,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from fortap.errors import FortapError
-from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_book_mean
-from fortap.evaluation.metrics import Guess, formula_key, sketch_key
-from fortap.formula import parse_formula
+from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_workbook_mean
+from fortap.evaluation.metrics import sketch_key
 from fortap.suggest.books import contexts, side_of
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.induced import by_strength
@@ -51,6 +51,13 @@ from fortap.suggest.cells import parse_cell
 from fortap.suggest.context import Target
 from fortap.suggest.features import rule_order
 from fortap.suggest.ranker import Ranker
+from fortap.tasks.formula_prediction.hits import (
+    read_predictions,
+    record_gold,
+    record_hits,
+    text_guess,
+    text_hits,
+)
 
 SETTINGS = ("sheet", "paper")
 PRIOR = "sketch prior"
@@ -77,22 +84,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def keys_at(text: str, sheet: str, row: int, col: int) -> tuple[str, str] | None:
-    """(formula key, sketch key) of `text` entered at (sheet, row, col); None if it does not parse."""
-    try:
-        parsed = parse_formula(text, sheet, (row, col))
-    except FortapError:
-        return None
-    guess = Guess(parsed.sketch, parsed.ranges)
-    return " ".join(formula_key(guess)), " ".join(sketch_key(parsed.sketch))
-
-
-def hits(ranked: list[str], gold: tuple[str, str], sheet: str, row: int, col: int) -> tuple:
-    """(formula top-1, formula top-5, sketch top-1) of ranked formula texts against the gold keys."""
-    keys = [keys_at(t, sheet, row, col) for t in ranked[:5]]
-    formulas = [k[0] if k else None for k in keys]
-    first = int(bool(keys) and keys[0] is not None and keys[0][1] == gold[1])
-    return int(bool(formulas) and formulas[0] == gold[0]), int(gold[0] in formulas), first
+def hits(ranked: list[str], gold, sheet: str, row: int, col: int) -> tuple:
+    """(formula top-1, formula top-5, sketch top-1) of ranked formula texts against the gold
+    (`hits.text_hits`)."""
+    got = text_hits(gold, ranked, sheet, (row, col), k=5)
+    return got["formula_top1"], got["formula_top5"], got["sketch_top1"]
 
 
 def prior_of(run: Path) -> str | None:
@@ -106,7 +102,7 @@ def prior_of(run: Path) -> str | None:
 
 def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict], dict]:
     """One row per test target the engine could read, and a summary of what was read."""
-    records = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
+    records = read_predictions(run)
     prior = prior_of(run) if setting == "paper" else None
     rules = "rule order" if setting == "sheet" else "AutoSum"
     by_book: dict[str, list[dict]] = defaultdict(list)
@@ -121,16 +117,15 @@ def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict]
             at = parse_cell(r["cell"], r["book"])
             row, col = at.row, at.col
             target = Target(r["sheet"], row, col)
-            gold = keys_at(r["formula"], r["sheet"], row, col) or (r["gold"], "")
+            gold = text_guess(r["formula"], r["sheet"], (row, col)) or record_gold(r)
             tick = time.perf_counter()
             cands = generate(ctx, target, setting=setting, common=ranker.common)
             ranked = [c for c, _ in ranker.rank(cands)]
             engine = [c.formula for c in ranked]
             seconds += time.perf_counter() - tick
             out = {"book": r["book"], "sheet": r["sheet"], "cell": r["cell"]}
-            m1 = int(r["error"] == "correct")
-            m5 = int(any(c["prefix"] == r["gold"] for c in r["candidates"][:5]))
-            out["model"] = (m1, m5, int(r["error"] != "wrong_sketch"))
+            mine = record_hits(r, k=5)
+            out["model"] = (mine["formula_top1"], mine["formula_top5"], mine["sketch_top1"])
             out["engine"] = hits(engine, gold, r["sheet"], row, col)
             ruled = rule_order(cands)
             out[rules] = hits([c.formula for c in ruled], gold, r["sheet"], row, col)
@@ -139,7 +134,7 @@ def score(run: Path, ranker: Ranker, setting: str = "sheet") -> tuple[list[dict]
                 hand = shown + [c for c in ruled if c not in shown]
                 out[VALUES] = hits([c.formula for c in hand], gold, r["sheet"], row, col)
             if prior is not None:
-                out[PRIOR] = (0, 0, int(prior == gold[1]))
+                out[PRIOR] = (0, 0, int(prior == " ".join(sketch_key(gold.sketch))))
             first = ranked[0].features if ranked else {}
             out["engine_first"] = next((s for s in FIRST_SOURCES if first.get(f"src_{s}")), "other")
             out["model_texts"], out["engine_top1"] = (
@@ -169,7 +164,7 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
             tally = book_tallies(books, [float(r[name][i]) for r in rows])
             tallies[name, metric] = tally
             row[metric] = sum(r[name][i] for r in rows) / len(rows)
-            row[f"{metric}_per_book"] = per_book_mean(tally)
+            row[f"{metric}_per_workbook"] = per_workbook_mean(tally)
         table.append(row)
     pairs = [(a, b, m) for a, b, m, _ in TARGETS[setting]]
     more = [("model", "engine", "formula_top1"), ("engine", VALUES, "formula_top1"),
@@ -179,10 +174,10 @@ def summarise(rows: list[dict], setting: str = "sheet") -> tuple[list[dict], lis
     for a, b, metric in pairs:
         if (a, metric) not in tallies or (b, metric) not in tallies:
             continue  # a system this setting does not score
-        for per_book in (False, True):
-            g = bootstrap_gap(tallies[a, metric], tallies[b, metric], per_book=per_book)
+        for by_book in (False, True):
+            g = bootstrap_gap(tallies[a, metric], tallies[b, metric], per_workbook=by_book)
             gaps.append({"system": a, "minus": b, "metric": metric,
-                         "mode": "per_book" if per_book else "pooled", **g})  # fmt: skip
+                         "mode": "per_workbook" if by_book else "pooled", **g})  # fmt: skip
     return table, gaps
 
 
@@ -209,7 +204,7 @@ def targets_of(gaps: list[dict], setting: str) -> list[dict]:
     prior listed) is there, not met, with value None."""
     out = []
     for a, b, metric, least in TARGETS[setting]:
-        for mode in ("pooled", "per_book"):
+        for mode in ("pooled", "per_workbook"):
             name = f"{a} {metric.replace('_', ' ')} - {b} >= {100 * least:+.0f} points, "
             name += "pooled" if mode == "pooled" else "per workbook"
             if least > 0:
@@ -252,7 +247,7 @@ def main(argv=None) -> None:
     for i, head in enumerate(("system", "formula top-1", "formula top-5", "sketch top-1")):
         view.add_column(head, justify="left" if i == 0 else "right")
     for t in table:
-        view.add_row(t["system"], *(f"{100 * t[m]:.1f} / {100 * t[m + '_per_book']:.1f}"
+        view.add_row(t["system"], *(f"{100 * t[m]:.1f} / {100 * t[m + '_per_workbook']:.1f}"
                                     for m in METRICS))  # fmt: skip
     console.print(view)
     for g in gaps:

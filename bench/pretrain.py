@@ -28,12 +28,12 @@ learning rate has decayed to 0 when the budget is spent however the calibration 
 The end evaluation goes workbook by workbook (`evaluate_by_book`), and a second table gives,
 for the gaps that decide the targets, a 95 % interval from resampling the dev workbooks with
 replacement, with the number of workbooks that carry the targets and how many equally sized
-ones they amount to (`helpers.pretrain_baselines.gap_rows`): the dev split's NRP pairs come from a few
+ones they amount to (`helpers.pretrain_gaps.gap_rows`): the dev split's NRP pairs come from a few
 dozen workbooks, so a gap of 0.05 may lie inside the interval. NRP's hand position rule is
 given against the majority class the same way, as a measure of how wide the bar is.
 
 Per objective the table shows the dev metric at the start and at the end, the majority-class
-baseline measured on the same dev targets (`helpers/pretrain_baselines.py`: NRP = pair accuracy
+baseline measured on the same dev targets (`fortap.objectives.baselines`: NRP = pair accuracy
 of the majority class (negative; its F1 is 0), with the F1 of calling every pair positive beside
 it as the stricter F1 reference, NCP = the training split's most frequent operator class, with the dev
 split's own most frequent class beside it as `acc_oracle`, formula MLM = the most frequent
@@ -72,21 +72,19 @@ from pathlib import Path  # noqa: E402
 from fortap.encoding.collate import collate  # noqa: E402
 from fortap.encoding.formula_targets import FORMULA_KEY  # noqa: E402
 from fortap.evaluation.by_workbook import evaluate_by_book  # noqa: E402
-from fortap.training.loop import train  # noqa: E402
-from fortap.training.pretrain import setup_pretrain  # noqa: E402
-from fortap.training.run_config import load_config  # noqa: E402
-from helpers.pretrain_baselines import (  # noqa: E402
-    baseline_tallies,
+from fortap.objectives.baselines import (  # noqa: E402
     formula_mlm_baseline,
-    gap_rows,
     ncp_baseline,
     ncp_class_counts,
     ncp_position_rule,
     nrp_baseline,
     nrp_fitted_position_rule,
     nrp_position_rule,
-    print_gaps,
 )
+from fortap.training.loop import train  # noqa: E402
+from fortap.training.pretrain import setup_pretrain  # noqa: E402
+from fortap.training.run_config import load_config  # noqa: E402
+from helpers.pretrain_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
 MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute

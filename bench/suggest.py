@@ -4,8 +4,10 @@
         [--latency-per-book N] [--out DIR] [--json PATH]
 
 1. `fortap.suggest.evaluate.evaluate` on the test side of the workbook split of every visible
-   folder with formulas (sheet, new-formula and paper settings; the ranker and the fixed rule
-   order on the same candidates, in the same run; 95 % workbook-bootstrap intervals).
+   folder with formulas (sheet, new-formula and paper settings; each target asked through
+   `Suggester`, as `fortap suggest` answers it: the order it prints, previews and their
+   reordering included, beside the ranker's order alone and the fixed rule order, on the same
+   candidates, in the same run; 95 % workbook-bootstrap intervals).
 2. Latency as a user meets it: each test workbook opened once with
    `fortap.suggest.engine.Suggester` (load time reported per workbook size), then
    `suggest(sheet, cell, k=5)` timed for up to `--latency-per-book` of its targets (previews
@@ -17,9 +19,11 @@ top-5 of the golds it proposed (`bench/suggest_model.py` measures its per-call c
 
 Targets (measured, not asserted): sheet exact top-1 >= 0.85 pooled and >= 0.80 per workbook,
 top-5 >= 0.92; new-formula top-1 >= 0.45, top-5 >= 0.65, recall >= 0.75; ranker - rule order
->= 0.20 exact top-1 with the interval above 0; latency p50 <= 30 ms, p95 <= 150 ms; and, for
+>= 0.20 exact top-1 with the interval above 0; latency p50 <= 30 ms, p95 <= 150 ms; for
 scale, the paper-metric top-1 on the kept subset against the quick ranker's 0.826 of the
-diagnosis note.
+diagnosis note; and in every setting, for all targets and the kept subset, the printed exact
+top-1 at least the ranker-only one minus 0.005, pooled and as the mean of per-workbook rates
+(the count of single workbooks where it falls below is printed beside).
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from fortap.corpus.spread import spread
 from fortap.sheet.model import a1
-from fortap.suggest.books import side_of, spread, targets_of, workbook_files
+from fortap.suggest.books import side_of, targets_of, workbook_files
 from fortap.suggest.context import BookContext
 from fortap.suggest.evaluate import SuggestEvalConfig, evaluate
 
@@ -43,6 +48,7 @@ FOLDERS = (
     "hitab/annotation_examples", "times_nz", "excel_to_code_2050models",
 )  # fmt: skip
 QUICK_RANKER = 0.826  # diagnosis note §4: paper metric, kept subset, sheet setting
+PRINTED_SLACK = 0.005  # the printed top-1 may fall this far below the ranker's order alone
 
 
 def latency(
@@ -79,7 +85,7 @@ def targets(m: dict, lat: np.ndarray) -> list[dict]:
     gap = sheet["gap_vs_rules"]
     out = [
         _target("sheet exact top-1 pooled", sheet["exact_top1"]["pooled"], 0.85, sheet["exact_top1"]["pooled"] >= 0.85),
-        _target("sheet exact top-1 per workbook", sheet["exact_top1"]["per_book"], 0.80, sheet["exact_top1"]["per_book"] >= 0.80),
+        _target("sheet exact top-1 per workbook", sheet["exact_top1"]["per_workbook"], 0.80, sheet["exact_top1"]["per_workbook"] >= 0.80),
         _target("sheet exact top-5 pooled", sheet["exact_top5"]["pooled"], 0.92, sheet["exact_top5"]["pooled"] >= 0.92),
         _target("new-formula exact top-1", new["exact_top1"]["pooled"], 0.45, new["exact_top1"]["pooled"] >= 0.45),
         _target("new-formula exact top-5", new["exact_top5"]["pooled"], 0.65, new["exact_top5"]["pooled"] >= 0.65),
@@ -89,6 +95,17 @@ def targets(m: dict, lat: np.ndarray) -> list[dict]:
                 m["sheet"]["kept"]["paper_top1"]["pooled"], QUICK_RANKER,
                 m["sheet"]["kept"]["paper_top1"]["pooled"] > QUICK_RANKER),
     ]  # fmt: skip
+    for setting in ("sheet", "new-formula", "paper"):
+        for part, subset in (("detail", "all"), ("kept", "kept")):
+            d = m[setting][part]
+            if "printed_exact_top1" not in d:
+                continue
+            for how in ("pooled", "per_workbook"):
+                printed, ranker = d["printed_exact_top1"][how], d["exact_top1"][how]
+                out.append(_target(
+                    f"{setting} ({subset}) printed exact top-1 {how} >= ranker-only - {PRINTED_SLACK}",
+                    printed, round(ranker - PRINTED_SLACK, 4), printed >= ranker - PRINTED_SLACK,
+                ))  # fmt: skip
     if len(lat):
         p50, p95 = float(np.percentile(lat, 50)), float(np.percentile(lat, 95))
         out += [_target("latency p50 ms (with preview)", p50, 30.0, p50 <= 30.0),
@@ -105,9 +122,18 @@ def rows_of(m: dict) -> list[dict]:
                 continue
             row = {"setting": setting, "subset": "all" if part == "detail" else "kept",
                    "targets": d["targets"], "books": d["books"]}  # fmt: skip
-            for key in ("exact_top1", "exact_top5", "paper_top1", "rule_exact_top1", "recall"):
+            for key in (
+                "printed_exact_top1",
+                "printed_exact_top5",
+                "printed_paper_top1",
+                "exact_top1",
+                "exact_top5",
+                "paper_top1",
+                "rule_exact_top1",
+                "recall",
+            ):
                 row[key] = round(d[key]["pooled"], 4)
-                row[key + "_per_book"] = round(d[key]["per_book"], 4)
+                row[key + "_per_workbook"] = round(d[key]["per_workbook"], 4)
             if "model_beam_top1" in d:
                 hits = d["top_by_source"].get("model", {"top1": 0.0, "top5": 0.0})
                 row["model_recall"] = round(d["recall_by_source"].get("model", 0.0), 4)
@@ -115,6 +141,8 @@ def rows_of(m: dict) -> list[dict]:
                 row["model_beam_top5"] = round(d["model_beam_top5"]["pooled"], 4)
                 row["model_proposed_top1"] = round(hits["top1"], 4)
                 row["model_proposed_top5"] = round(hits["top5"], 4)
+            row["printed_minus_ranker"] = round(d["gap_printed_vs_ranker"]["gap"], 4)
+            row["latency_with_preview_ms"] = d["latency_with_preview_ms"]
             rule = d["rule_exact_top1"]["pooled"]
             row["ratio_vs_rules"] = round(d["exact_top1"]["pooled"] / rule, 3) if rule else None
             row["gap_low"], row["gap_high"] = (
@@ -125,9 +153,10 @@ def rows_of(m: dict) -> list[dict]:
 
 
 def by_folder(records: Path, data: Path) -> list[dict]:
-    """Sheet and new-formula top-1 and recall per data folder, pooled and per workbook, from the
-    evaluation's `records.jsonl` (a folder's share says what kind of workbook a number is about:
-    POI's function-test fixtures are not sheets a user wrote)."""
+    """Sheet and new-formula top-1 (printed and ranker-only) and recall per data folder, pooled
+    and per workbook, from the evaluation's `records.jsonl` (a folder's share says what kind of
+    workbook a number is about: POI's function-test fixtures are not sheets a user wrote), and
+    the workbooks whose printed top-1 falls below the ranker's by more than `PRINTED_SLACK`."""
     hits: dict[tuple, dict[str, list]] = {}
     for line in records.read_text().splitlines():
         r = json.loads(line)
@@ -138,15 +167,27 @@ def by_folder(records: Path, data: Path) -> list[dict]:
         except ValueError:
             folder = Path(r["book"]).parent.name
         book = hits.setdefault((r["setting"], folder), {}).setdefault(r["book"], [])
-        book.append((r["rank"] == 0, r["rank"] is not None))
+        book.append((r["rank"] == 0, r["rank"] is not None, r["printed_rank"] == 0))
     rows = []
     for (setting, folder), books in sorted(hits.items()):
         flat = [h for b in books.values() for h in b]
+
+        def mean(i: int, hits=flat) -> float:
+            return round(float(np.mean([h[i] for h in hits])), 4)
+
+        def per_book(i: int, books=books) -> float:
+            return round(float(np.mean([np.mean([h[i] for h in b]) for b in books.values()])), 4)
+
+        worse = [
+            name
+            for name, b in books.items()
+            if np.mean([h[2] for h in b]) < np.mean([h[0] for h in b]) - PRINTED_SLACK
+        ]
         rows.append({
             "setting": setting, "folder": folder, "targets": len(flat), "books": len(books),
-            "top1": round(float(np.mean([t for t, _ in flat])), 4),
-            "top1_per_book": round(float(np.mean([np.mean([t for t, _ in b]) for b in books.values()])), 4),
-            "recall": round(float(np.mean([c for _, c in flat])), 4),
+            "top1": mean(0), "top1_per_workbook": per_book(0),
+            "printed_top1": mean(2), "printed_top1_per_workbook": per_book(2),
+            "recall": mean(1), "books_printed_below_ranker": sorted(worse),
         })  # fmt: skip
     return rows
 
@@ -174,21 +215,24 @@ def main() -> None:
     rows, tgts = rows_of(m), targets(m, lat)
     console = Console(width=200)
     table = RichTable(title="formula suggestion, test split (pooled · per workbook)")
-    for col in ("setting", "subset", "targets/books", "exact@1", "exact@5", "paper@1",
-                "rules exact@1", "ranker/rules", "recall"):  # fmt: skip
+    for col in ("setting", "subset", "targets/books", "printed exact@1", "printed exact@5",
+                "exact@1", "exact@5", "paper@1", "rules exact@1", "ranker/rules", "recall"):  # fmt: skip
         table.add_column(col)
     for r in rows:
         table.add_row(r["setting"], r["subset"], f"{r['targets']}/{r['books']}",
-                      *(f"{r[k]:.3f} · {r[k + '_per_book']:.3f}" for k in ("exact_top1", "exact_top5", "paper_top1", "rule_exact_top1")),
+                      *(f"{r[k]:.3f} · {r[k + '_per_workbook']:.3f}" for k in ("printed_exact_top1", "printed_exact_top5", "exact_top1", "exact_top5", "paper_top1", "rule_exact_top1")),
                       str(r["ratio_vs_rules"]), f"{r['recall']:.3f}")  # fmt: skip
     console.print(table)
     folders_rows = by_folder(args.out / "records.jsonl", args.data)
     ft = RichTable(title="by data folder (exact top-1 pooled · per workbook)")
-    for col in ("setting", "folder", "targets/books", "top-1", "recall"):
+    for col in ("setting", "folder", "targets/books", "printed top-1", "ranker top-1", "recall",
+                "books printed < ranker"):  # fmt: skip
         ft.add_column(col)
     for r in folders_rows:
         ft.add_row(r["setting"], r["folder"], f"{r['targets']}/{r['books']}",
-                   f"{r['top1']:.3f} · {r['top1_per_book']:.3f}", f"{r['recall']:.3f}")  # fmt: skip
+                   f"{r['printed_top1']:.3f} · {r['printed_top1_per_workbook']:.3f}",
+                   f"{r['top1']:.3f} · {r['top1_per_workbook']:.3f}", f"{r['recall']:.3f}",
+                   str(len(r["books_printed_below_ranker"])))  # fmt: skip
     console.print(ft)
     for r in rows:
         if "model_recall" in r:
@@ -210,10 +254,15 @@ def main() -> None:
     for t in tgts:
         tt.add_row(t["name"], f"{t['value']:.3f}", str(t["target"]), "yes" if t["met"] else "no")
     console.print(tt)
+    if len(lat):
+        console.print(f"suggest per call, previews included: {len(lat)} calls, p50 "
+                      f"{np.percentile(lat, 50):.1f} ms, p95 {np.percentile(lat, 95):.1f} ms, "
+                      f"max {lat.max():.0f} ms")  # fmt: skip
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         rows += folders_rows
-        rows.append({"latency_cells": int(len(lat)), "loads": loads})
+        rows.append({"latency_cells": int(len(lat)), "loads": loads,
+                     "latency_max_ms": float(lat.max()) if len(lat) else None})  # fmt: skip
         args.json.write_text(json.dumps({"results": rows, "targets": tgts}, indent=1) + "\n")
 
 

@@ -27,9 +27,10 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from fortap.corpus.spread import spread
 from fortap.errors import FortapError
 from fortap.sheet.model import a1
-from fortap.suggest.books import side_of, spread, targets_of, workbook_files
+from fortap.suggest.books import side_of, targets_of, workbook_files
 from fortap.suggest.engine import Suggester
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from fortap.tasks.registry import names as task_names
 
@@ -21,12 +22,42 @@ APP_HELP = (
     "TUTA-style table encoder with ForTaP's formula objectives (pretrain), and fine-tunes and "
     "evaluates it on formula prediction beside a rule baseline (finetune, evaluate); `formula` "
     "shows how one formula is represented. `suggest` ranks formulas for a cell of your own "
-    "workbook, with the value each would give; `serve` does it in a local web page.\n\n"
+    "workbook, with the value each would give, ordered by a ranker that `train-ranker` learns "
+    "from workbooks; `serve` does it in a local web page.\n\n"
     "Start with `fortap demo`: the whole path on generated sample workbooks in about a minute. "
     "Each command has its own --help."
 )
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=APP_HELP)
+# The order of `fortap --help`: the research path stage by stage, then the product. A new
+# command takes its place here; a name not (yet) registered is skipped.
+COMMAND_ORDER = (
+    "ingest",
+    "formula",
+    "build-corpus",
+    "pretrain",
+    "finetune",
+    "evaluate",
+    "cell-types",
+    "ask",
+    "suggest",
+    "train-ranker",
+    "serve",
+    "demo",
+)
+
+
+class PipelineOrder(TyperGroup):
+    """Lists the commands in `COMMAND_ORDER` (any other after them, as registered)."""
+
+    def list_commands(self, ctx) -> list[str]:
+        last = len(COMMAND_ORDER)
+        return sorted(
+            super().list_commands(ctx),
+            key=lambda name: COMMAND_ORDER.index(name) if name in COMMAND_ORDER else last,
+        )
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=APP_HELP, cls=PipelineOrder)
 
 
 def _fail_cleanly(fn):
@@ -84,13 +115,19 @@ def demo(
 @_fail_cleanly
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Workbook files or folders.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for Table JSONL.")],
-    workers: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (a rerun resumes).")],
+    workers: Annotated[int, typer.Option(help="Worker processes (Ray: CPUs).")] = 1,
+    engine: Annotated[str, typer.Option(help="Where tasks run: local or ray.")] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address (default: start Ray here).")
+    ] = None,
+    files_per_task: Annotated[int, typer.Option(help="Files per task (one shard each).")] = 16,
 ) -> None:
-    """Workbooks -> Table JSONL, with a per-file report of what was read or skipped and why."""
+    """Workbooks -> Table JSONL shards, with a per-file report of what was read or skipped and why."""
     from fortap.ingest import run_ingest
 
-    report = run_ingest(paths, out, workers=workers)
+    report = run_ingest(paths, out, workers=workers, engine=engine, address=address,
+                        files_per_task=files_per_task)  # fmt: skip
     if report.files_read == 0:
         raise typer.Exit(1)
 
@@ -177,11 +214,16 @@ def build_corpus(
         Path | None, typer.Option(help="JSON {workbook key or path: train|dev|test}.")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar and the stats.")] = True,
+    engine: Annotated[str, typer.Option(help="Where tasks run: local or ray.")] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address (default: start Ray here).")
+    ] = None,
 ) -> None:
     """Tables -> ForTaP pretraining shards split by workbook, resumable, with a stats report."""
     from fortap.corpus.build import run_build_corpus
 
-    run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress)
+    run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress,
+                     engine=engine, address=address)  # fmt: skip
 
 
 FinetuneTask = StrEnum("FinetuneTask", {n: n for n in task_names("finetune")})  # type: ignore[misc]
@@ -208,13 +250,21 @@ def _task_config(name: str, command: str, preset, overrides, flags: dict):
     given = {flag: value for flag, value in flags.items() if value is not None}
     unknown = sorted(set(given) - set(found.shorthands))
     if unknown:
-        options = ", ".join("--" + f.replace("_", "-") for f in unknown)
-        raise FortapError(f"{command} {name} takes no {options}")
+        takes = [f for f in flags if f in found.shorthands]  # this command's, in its order
+        raise FortapError(
+            f"{command} {name} takes no {_options(unknown)}; its options are "
+            f"{_options(takes) + ', ' if takes else ''}--config, --set and --threads"
+        )
     if "curve" in given:
         given["curve"] = [float(x) for x in given["curve"].split(",") if x.strip()]
     keys = [f"{found.shorthands[f]}={json.dumps(v if not isinstance(v, Path) else str(v))}"
             for f, v in given.items()]  # fmt: skip
     return found, load_run_config(found.config, preset, [*keys, *(overrides or [])])
+
+
+def _options(flags) -> str:
+    """Parameter names as the command line spells them: `max_test` -> `--max-test`."""
+    return ", ".join("--" + f.replace("_", "-") for f in flags)
 
 
 @app.command()
@@ -251,8 +301,9 @@ def finetune(
     progress: Annotated[bool | None, typer.Option(help="Show a progress bar.")] = None,
     threads: ThreadsOption = 0,
 ) -> None:
-    """Fine-tune a task (resumes from OUT/training); writes the model, predictions.jsonl,
-    metrics.json and report.md. Runs under torchrun too."""
+    """Fine-tune a task (resumes from OUT/training); runs under torchrun too.
+
+    Writes the model, predictions.jsonl, metrics.json and report.md into OUT."""
     _set_threads(threads)
     flags = dict(encoder=encoder, checkpoint=checkpoint, steps=steps, lr=lr,
                  encoder_lr=encoder_lr, corpus=corpus, max_test=max_test, curve=curve,
@@ -295,13 +346,65 @@ def evaluate(
     ] = None,
     threads: ThreadsOption = 0,
 ) -> None:
-    """Evaluate a task on the test split (a fine-tuned model beside the baselines)."""
+    """Evaluate a task on the test split (a fine-tuned model beside the baselines).
+
+    A task refuses an option it does not take, and names those it does."""
     _set_threads(threads)
     flags = dict(
         model=model, max_test=max_test, seed=seed, corpus=corpus, split=split, ranker=ranker
     )
     found, cfg = _task_config(task.value, "evaluate", config, set_, flags)
     found.evaluate(tables, out, cfg)
+
+
+@app.command("cell-types")
+@_fail_cleanly
+def cell_types(
+    book: Annotated[Path, typer.Argument(help="A workbook (.xlsx, .xls, .ods, .csv).")],
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            help="A cell-type model folder (fortap finetune cell-types ... -o OUT: OUT/model)."
+        ),
+    ] = None,
+    sheet: Annotated[str | None, typer.Option(help="Sheet name (default: the first).")] = None,
+    png: Annotated[
+        Path | None, typer.Option(help="PNG to write (default: BOOK-SHEET-cell-types.png here).")
+    ] = None,
+    rows: Annotated[int, typer.Option(help="Rows of the grid printed (the PNG has all).")] = 60,
+    threads: ThreadsOption = 0,
+) -> None:
+    """Type every non-empty cell of a sheet: metadata, notes, data, left/top attribute, derived.
+
+    Prints the typed grid and writes a PNG of the sheet coloured by type."""
+    from fortap.tasks.cell_types.show import run_cell_types
+
+    _set_threads(threads)
+    run_cell_types(book, sheet, model, png, max_rows=rows)
+
+
+@app.command()
+@_fail_cleanly
+def ask(
+    table: Annotated[Path, typer.Argument(help="A HiTab table JSON, or a workbook.")],
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    sheet: Annotated[
+        str | None, typer.Option(help="Workbook sheet (default: the first); its largest table.")
+    ] = None,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            help="A table-QA model folder (fortap finetune table-qa ... -o OUT: OUT/model)."
+        ),
+    ] = None,
+) -> None:
+    """Answer a question over a table: the answer, the cells it used and the operation."""
+    from fortap.tasks.table_qa.ask import ask as answer_question
+    from fortap.tasks.table_qa.ask import read_table, render
+
+    found = answer_question(read_table(table, sheet), question, model)
+    for line in render(found):
+        typer.echo(line)
 
 
 @app.command()
@@ -313,7 +416,11 @@ def serve(
         Path | None, typer.Option(help="Formula-prediction model folder (adds the model source).")
     ] = None,
     ranker: Annotated[
-        Path | None, typer.Option(help="Ranker file (default: the one shipped).")
+        Path | None,
+        typer.Option(
+            help="A ranker folder (model.txt, features.json; fortap train-ranker writes one). "
+            "Default: the one shipped."
+        ),
     ] = None,
     max_upload_mb: Annotated[float, typer.Option(help="Largest upload accepted, in MB.")] = 20.0,
     max_workbooks: Annotated[int, typer.Option(help="Workbooks kept at once (LRU).")] = 16,

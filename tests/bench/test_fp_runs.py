@@ -65,7 +65,10 @@ def test_a_sheet_run_is_read_against_fill_and_common_restricts_runs(tmp_path):
     row = result["results"][1]
     assert row["setting"] == "sheet"
     goals = [g for g in result["targets"] if "fill" in g["name"]]
-    assert [g["value"] for g in goals] == [row["formula_top1_pooled"], row["formula_top1_per_book"]]
+    assert [g["value"] for g in goals] == [
+        row["formula_top1_pooled"],
+        row["formula_top1_per_workbook"],
+    ]
     assert all("low" in g and g["met"] == (g["value"] >= g["target"]) for g in goals)
     with pytest.raises(SystemExit, match="different targets"):
         fp_runs.main([str(tmp_path / "paper"), str(tmp_path / "fewer")])

@@ -83,7 +83,7 @@ def test_the_paper_setting_scores_the_engine_against_autosum_and_the_prior(tmp_p
     assert rows["AutoSum"]["formula_top1"] == systems["rules (paper)"]["formula_top1"]
     assert rows["sketch prior"]["sketch_top1"] == systems["sketch prior"]["sketch_top1"]
     gaps = {(g["gap"]["minus"], g["gap"]["mode"]) for g in result["results"] if "gap" in g}
-    assert ("AutoSum", "pooled") in gaps and ("sketch prior", "per_book") in gaps
+    assert ("AutoSum", "pooled") in gaps and ("sketch prior", "per_workbook") in gaps
     # the four totals in D (= B + C) are induced from their neighbours' cached values; E's
     # growth cells cache nothing, so nothing shows their formula
     assert rows["engine"]["formula_top5"] == rows["values, hand order"]["formula_top5"] == 0.5

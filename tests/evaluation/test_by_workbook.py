@@ -53,12 +53,12 @@ def test_effective_books_counts_equal_books_once_each():
     assert effective_books([]) == 0.0
 
 
-def test_per_book_mean_counts_each_workbook_once():
-    from fortap.evaluation.by_workbook import Tally, book_tallies, per_book_mean
+def test_per_workbook_mean_counts_each_workbook_once():
+    from fortap.evaluation.by_workbook import Tally, book_tallies, per_workbook_mean
 
     tallies = book_tallies(["big", "big", "big", "big", "small"], [1, 1, 1, 0, 0])
     assert tallies == {"big": Tally(3.0, 4.0), "small": Tally(0.0, 1.0)}
-    assert per_book_mean(tallies) == 0.375  # (3/4 + 0/1) / 2, pooled would be 0.6
+    assert per_workbook_mean(tallies) == 0.375  # (3/4 + 0/1) / 2, pooled would be 0.6
 
 
 def test_conditional_tallies_count_only_targets_their_condition_holds_for():
@@ -77,7 +77,7 @@ def test_a_rate_pooled_and_per_workbook_with_intervals():
 
     tallies = {"big": Tally(90.0, 100.0)} | {f"s{i}": Tally(0.0, 2.0) for i in range(4)}
     pooled = bootstrap_rate(tallies, rounds=500)
-    mean = bootstrap_rate(tallies, per_book=True, rounds=500)
+    mean = bootstrap_rate(tallies, per_workbook=True, rounds=500)
     assert pooled["value"] == pytest.approx(90 / 108) and mean["value"] == pytest.approx(0.9 / 5)
     assert pooled["low"] <= pooled["value"] <= pooled["high"] and pooled["books"] == 5.0
     assert mean["low"] <= mean["value"] <= mean["high"]
@@ -90,7 +90,7 @@ def test_the_per_workbook_gap_weighs_each_workbook_once():
     model = {"big": Tally(80.0, 100.0)} | {f"s{i}": Tally(1.0, 4.0) for i in range(3)}
     base = {"big": Tally(20.0, 100.0)} | {f"s{i}": Tally(2.0, 4.0) for i in range(3)}
     pooled = bootstrap_gap(model, base, rounds=500)
-    mean = bootstrap_gap(model, base, rounds=500, per_book=True)
+    mean = bootstrap_gap(model, base, rounds=500, per_workbook=True)
     assert pooled["gap"] == pytest.approx((60 - 3) / 112)
     assert mean["gap"] == pytest.approx((0.6 - 0.25 * 3) / 4)
     assert mean["low"] <= mean["gap"] <= mean["high"] and mean["low"] < 0 < pooled["gap"]

@@ -14,7 +14,7 @@ from fortap.evaluation.report import (
 
 def metrics(top1: float, top5: float) -> dict:
     return {
-        "n": 4, "formula_top1": top1, "formula_top1_per_book": top1 / 2, "formula_top5": top5,
+        "n": 4, "formula_top1": top1, "formula_top1_per_workbook": top1 / 2, "formula_top5": top5,
         "sketch_top1": 0.5,
         "sketch_top5": 1.0, "range_acc": 0.25,
         "by_sketch_length": {"1": {"n": 1, "formula_top1": 1.0}, "3": {"n": 3, "formula_top1": 0.0}},

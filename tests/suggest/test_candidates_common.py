@@ -5,7 +5,7 @@ import pytest
 
 from fortap.errors import FortapError
 from fortap.suggest.candidates import generate
-from fortap.suggest.candidates.common import BookCounts, CommonTable, candidates
+from fortap.suggest.candidates.common import BookCounts, CommonSource, CommonTable
 from fortap.suggest.context import BookContext, Target
 from fortap.suggest.ranker import Ranker, RankerConfig, train_ranker
 from fortap.suggest.train import examples, labels_of
@@ -39,24 +39,24 @@ def test_a_formula_counts_once_per_workbook_and_only_relative_ones_are_kept():
 
 
 def test_a_common_formula_is_moved_where_its_cells_hold_values():
-    table = table_of(priced(5), priced(2), priced(3))
+    source = CommonSource(table_of(priced(5), priced(2), priced(3)))
     ctx = _ctx({"A1": "Item", "B1": "Price", "C1": "Qty", "B7": 4, "C7": 10, "F9": 1})
-    (cand,) = candidates(ctx, Target("S", 6, 3), frozenset(), table)  # D7
+    (cand,) = source.candidates(ctx, Target("S", 6, 3), frozenset())  # D7
     assert (cand.formula, cand.source) == ("=B7*C7", "common")
     assert cand.features["cm_log_books"] == math.log1p(3)
     assert cand.features["land_numbers"] == 1.0
-    assert candidates(ctx, Target("S", 8, 6), frozenset(), table) == []  # G9: E9 empty
+    assert source.candidates(ctx, Target("S", 8, 6), frozenset()) == []  # G9: E9 empty
     hidden = frozenset({("S", 6, 2)})  # C7 hidden: it counts as empty
-    assert candidates(ctx, Target("S", 6, 3), hidden, table) == []
-    assert candidates(ctx, Target("S", 6, 2), frozenset(), table) == []  # C7: A7 is empty
+    assert source.candidates(ctx, Target("S", 6, 3), hidden) == []
+    assert source.candidates(ctx, Target("S", 6, 2), frozenset()) == []  # C7: A7 is empty
 
 
 def test_a_formula_that_would_cover_the_target_is_not_proposed():
     key = "=SUM(RC[-1]:RC)"  # written at B1 as =SUM(A1:B1): it covers its own cell
-    table = CommonTable(Counter({key: 3}), {key: ("=SUM(A1:B1)", 0, 1)})
+    source = CommonSource(CommonTable(Counter({key: 3}), {key: ("=SUM(A1:B1)", 0, 1)}))
     ctx = _ctx({"A1": "x", "B2": 1, "C2": 2})
-    assert candidates(ctx, Target("S", 1, 2), frozenset(), table) == []  # C2: B2:C2 holds C2
-    (ok,) = candidates(ctx, Target("S", 1, 3), frozenset(), table)  # D2: C2:D2, D2 empty
+    assert source.candidates(ctx, Target("S", 1, 2), frozenset()) == []  # C2: B2:C2 holds C2
+    (ok,) = source.candidates(ctx, Target("S", 1, 3), frozenset())  # D2: C2:D2, D2 empty
     assert ok.formula == "=SUM(C2:D2)"
 
 

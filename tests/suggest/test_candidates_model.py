@@ -26,6 +26,7 @@ from fortap.suggest.train import hidden_for
 from fortap.tasks.formula_prediction.decoding import Candidate as Beam
 from fortap.tasks.formula_prediction.evaluate import guess_of
 from fortap.tasks.formula_prediction.examples import FP_KEY
+from fortap.tasks.formula_prediction.predictor import prediction_of
 
 from ..sheet.sheet_builders import with_cached
 from .engine_books import sales_book
@@ -116,7 +117,8 @@ def test_the_input_is_the_fine_tuning_example_of_the_cell(sug):
         t = target(cell)
         rc = (t.row - table.region.top, t.col - table.region.left)
         gold = parse_formula(table.cell(*rc).formula, "Sales", (t.row, t.col))
-        tuned = prediction_example(table, rc, gold, sug.model.tokenizer, sug.model.examples)
+        predictor = sug.model.predictor
+        tuned = prediction_example(table, rc, gold, predictor.tokenizer, predictor.examples)
         mine, index = sug.model.example(sug.context, t, frozenset({(t.sheet, t.row, t.col)}))
         for name, value in vars(tuned).items():
             if name not in ("targets", "meta"):
@@ -132,7 +134,8 @@ def test_placeholders_are_dropped_and_areas_read_top_left_first(sug):
 
     def candidate(entry, rank):
         info = {"score": entry.score, "range_score": entry.range_score}
-        return sug.model._candidate(t, guess_of(example, entry), info, rank)
+        found = prediction_of(guess_of(example, entry), info, rank, t.sheet, (t.row, t.col))
+        return None if found is None else sug.model.candidate(found)
 
     def beam(tokens, cells, score=-1.0):
         ids = tuple(FORMULA_VOCAB_INDEX[x] for x in ("[START]", *tokens, "[END]"))
@@ -216,7 +219,8 @@ def sheet_folder(book, tmp_path_factory):
 
 def test_a_sheet_setting_model_copies_the_shown_formulas(book, sheet_folder):
     sug = Suggester.open(book, model=sheet_folder)
-    assert sug.model.sheet_setting and sug.model.model.decoder.copy_head is not None
+    predictor = sug.model.predictor
+    assert predictor.sheet_setting and predictor.model.decoder.copy_head is not None
     t = target("D5")  # D2:D4 are =B+C and shown as formulas; D5's own is hidden
     example, index = sug.model.example(sug.context, t, frozenset({(t.sheet, t.row, t.col)}))
     copies = example.targets[FP_KEY]["copies"]

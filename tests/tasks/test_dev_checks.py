@@ -71,7 +71,7 @@ def test_dev_checks_decode_the_dev_examples_and_write_the_baselines(tables, toke
         assert e["eval/decoded"] == 12 and e["eval/decode_seconds"] > 0
         assert 0 <= e["eval/formula_top1"] <= e["eval/formula_top5"] <= 1
         assert 0 <= e["eval/sketch_top1"] <= e["eval/sketch_top5"] <= 1
-        assert e["eval/formula_top1_per_book"] == e["eval/formula_top1"]  # one dev workbook
+        assert e["eval/formula_top1_per_workbook"] == e["eval/formula_top1"]  # one dev workbook
         assert "eval/loss/formula" in e  # the dev loss is still measured at the same check
 
     # the kept state is the first check with the highest dev formula top-1, and decoding it

@@ -9,8 +9,8 @@ from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
 from fortap.model.formula_decoder import DecoderConfig
+from fortap.model.pretrained import baseline_encoder
 from fortap.tasks.formula_prediction.checkpoint import (
-    baseline_encoder,
     load_formula_model,
     load_inputs,
     save_formula_model,

@@ -61,7 +61,7 @@ def test_finetune_then_evaluate_write_their_files(tmp_path):
     assert set(systems) == {"model", "rules (paper)", "rules (sheet)", "sketch prior"}
     n_test = metrics["split"]["test"]
     assert all(m["n"] == n_test for m in systems.values())
-    assert all(0 <= m["formula_top1_per_book"] <= 1 and m["books"] == 1
+    assert all(0 <= m["formula_top1_per_workbook"] <= 1 and m["books"] == 1
                for m in systems.values())  # fmt: skip
     gaps = systems["model"]["formula_top1_gaps"]
     assert set(gaps) == {"rules (paper)", "rules (sheet)"}
@@ -72,10 +72,10 @@ def test_finetune_then_evaluate_write_their_files(tmp_path):
                                         for k in (1, 5)}  # fmt: skip
     for name in ("formula_top1", "formula_top5", "sketch_top1", "sketch_top5"):
         got = fill["by_workbook"][name]
-        assert got["pooled"] == got["per_book"] == fill[name] == got["pooled_low"], name
+        assert got["pooled"] == got["per_workbook"] == fill[name] == got["pooled_low"], name
     prior = systems["model"]["gaps"]["sketch prior"]["sketch_top1"]
     want = systems["model"]["sketch_top1"] - systems["sketch prior"]["sketch_top1"]
-    assert prior["pooled"]["gap"] == pytest.approx(want) == prior["per_book"]["gap"]
+    assert prior["pooled"]["gap"] == pytest.approx(want) == prior["per_workbook"]["gap"]
     assert [p["share"] for p in metrics["curve"]] == [0.5, 1.0]
     records = (out / "predictions.jsonl").read_text().splitlines()
     assert len(records) == n_test and json.loads(records[0])["book"] == "d.xlsx"

@@ -34,7 +34,11 @@ def test_every_line_names_an_importable_task(line):
 
 
 def test_cli_choices_come_from_the_registry():
-    assert [t.value for t in FinetuneTask] == names("finetune") == ["formula-prediction"]
+    assert (
+        [t.value for t in FinetuneTask]
+        == names("finetune")
+        == ["formula-prediction", "cell-types", "table-qa"]
+    )
     assert [t.value for t in EvaluateTask] == names("evaluate")
     assert set(names("finetune")) <= set(names())
 

@@ -35,10 +35,10 @@ def test_hits_are_tallied_per_workbook_and_range_counts_right_sketches_only():
     summary = workbook_metrics(tallies)
     assert summary["range_top1"]["pooled"] == pooled["range_acc"] == 0.5
     assert summary["formula_top1"]["pooled"] == pooled["formula_top1"] == 0.25
-    assert summary["formula_top1"]["per_book"] == pytest.approx((1 / 3 + 0) / 2)
+    assert summary["formula_top1"]["per_workbook"] == pytest.approx((1 / 3 + 0) / 2)
     for values in summary.values():
         assert values["pooled_low"] <= values["pooled"] <= values["pooled_high"]
-        assert values["per_book_low"] <= values["per_book"] <= values["per_book_high"]
+        assert values["per_workbook_low"] <= values["per_workbook"] <= values["per_workbook_high"]
 
 
 def test_the_gap_of_two_systems_pooled_and_per_workbook():
@@ -46,5 +46,5 @@ def test_the_gap_of_two_systems_pooled_and_per_workbook():
     blind = hit_tallies(BOOKS, [GOLD] * 4, [[OTHER]] * 4)
     gap = metric_gap(model, blind, "sketch_top1")
     assert gap["pooled"]["gap"] == 0.5  # two of four targets
-    assert gap["per_book"]["gap"] == pytest.approx((2 / 3 + 0) / 2)
-    assert gap["pooled"]["books"] == gap["per_book"]["books"] == 2.0
+    assert gap["per_workbook"]["gap"] == pytest.approx((2 / 3 + 0) / 2)
+    assert gap["pooled"]["books"] == gap["per_workbook"]["books"] == 2.0

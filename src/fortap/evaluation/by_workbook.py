@@ -8,8 +8,8 @@ means; `tallies` reads one accuracy out of them as hits and counts per workbook;
 `bootstrap_gap` resamples workbooks with replacement (a cluster bootstrap) to put an interval
 on the difference between two predictors' accuracies over the same targets, and
 `bootstrap_rate` on one accuracy, each pooled over targets or averaged over workbooks (each
-workbook's own accuracy counted once); `effective_books`
-says how many equally weighted workbooks the targets amount to.
+workbook's own accuracy counted once); `rate_summary` reports an accuracy both ways, with
+intervals; `effective_books` says how many equally weighted workbooks the targets amount to.
 """
 
 from __future__ import annotations
@@ -52,23 +52,23 @@ def evaluate_by_book(
     """(overall `eval/` means as `training.logs.evaluate` gives them, {workbook: its means}).
     Accuracies and counts of the overall means equal those of one evaluation over any batching
     of the same examples; losses are means over workbooks."""
-    per_book = {}
+    by_book = {}
     for book, group in books_of(examples).items():
         batches = [batch_of(group[i : i + size]) for i in range(0, len(group), size)]
         logs = evaluate(model, batches, autocast)
-        per_book[book] = {key.removeprefix("eval/"): value for key, value in logs.items()}
+        by_book[book] = {key.removeprefix("eval/"): value for key, value in logs.items()}
     window: dict[str, list[float]] = {}
-    for logs in per_book.values():
+    for logs in by_book.values():
         for key, value in logs.items():
             window.setdefault(key, []).append(value)
-    return {f"eval/{k}": v for k, v in mean_logs(window).items()}, per_book
+    return {f"eval/{k}": v for k, v in mean_logs(window).items()}, by_book
 
 
-def tallies(per_book: Mapping[str, Mapping[str, float]], name: str, metric: str = "acc"):
+def tallies(by_book: Mapping[str, Mapping[str, float]], name: str, metric: str = "acc"):
     """{workbook: Tally} of `metric/name` (weighted by its count, `n/name` for `acc`) from
     `evaluate_by_book`'s per-workbook logs; workbooks without such targets are left out."""
     out = {}
-    for book, logs in per_book.items():
+    for book, logs in by_book.items():
         n = logs.get(f"{COUNTS[metric]}/{name}", 0.0)
         if n > 0:
             out[book] = Tally(logs[f"{metric}/{name}"] * n, n)
@@ -90,7 +90,7 @@ def book_tallies(
     return {book: t for book, t in out.items() if t.n > 0}
 
 
-def per_book_mean(tallies: Mapping[str, Tally]) -> float:
+def per_workbook_mean(tallies: Mapping[str, Tally]) -> float:
     """Accuracy averaged over workbooks: each workbook's own accuracy, then their mean, so a
     workbook with many targets counts as much as one with few."""
     rates = [t.hits / t.n for t in tallies.values() if t.n > 0]
@@ -99,18 +99,29 @@ def per_book_mean(tallies: Mapping[str, Tally]) -> float:
 
 def bootstrap_rate(
     tallies: Mapping[str, Tally],
-    per_book: bool = False,
+    per_workbook: bool = False,
     rounds: int = 2000,
     seed: int = 0,
     level: float = 0.95,
 ) -> dict[str, float]:
     """An accuracy with its `level` interval from `rounds` resamplings of workbooks with
-    replacement: pooled (hits / targets) or, with `per_book`, averaged over workbooks
-    (`per_book_mean`): {"value", "low", "high", "books"}."""
+    replacement: pooled (hits / targets) or, with `per_workbook`, averaged over workbooks
+    (`per_workbook_mean`): {"value", "low", "high", "books"}."""
     books = sorted(tallies)
     hits = np.array([tallies[b].hits for b in books])  # (K,)
     n = np.array([tallies[b].n for b in books])  # (K,)
-    return _bootstrap(hits, n, per_book, rounds, seed, level, "value")
+    return _bootstrap(hits, n, per_workbook, rounds, seed, level, "value")
+
+
+def rate_summary(tallies: Mapping[str, Tally], rounds: int = 2000, seed: int = 0) -> dict:
+    """An accuracy pooled over targets and averaged over workbooks, each with its 95 %
+    interval (`bootstrap_rate`): {"pooled", "pooled_low", "pooled_high", "per_workbook",
+    "per_workbook_low", "per_workbook_high", "books"}."""
+    pooled = bootstrap_rate(tallies, False, rounds, seed)
+    mean = bootstrap_rate(tallies, True, rounds, seed)
+    return {"pooled": pooled["value"], "pooled_low": pooled["low"], "pooled_high": pooled["high"],
+            "per_workbook": mean["value"], "per_workbook_low": mean["low"],
+            "per_workbook_high": mean["high"], "books": pooled["books"]}  # fmt: skip
 
 
 def bootstrap_gap(
@@ -119,10 +130,10 @@ def bootstrap_gap(
     rounds: int = 2000,
     seed: int = 0,
     level: float = 0.95,
-    per_book: bool = False,
+    per_workbook: bool = False,
 ) -> dict[str, float]:
     """Gap = model accuracy - baseline accuracy over the workbooks both tally (same targets, so
-    the same counts), pooled or, with `per_book`, averaged over workbooks, with its `level`
+    the same counts), pooled or, with `per_workbook`, averaged over workbooks, with its `level`
     interval from `rounds` resamplings of workbooks with replacement:
     {"gap", "low", "high", "books"}."""
     books = sorted(set(model) & set(baseline))
@@ -131,17 +142,17 @@ def bootstrap_gap(
             raise ValueError(f"workbook {book!r}: model and baseline tally different targets")
     diff = np.array([model[b].hits - baseline[b].hits for b in books])  # (K,)
     n = np.array([model[b].n for b in books])  # (K,)
-    return _bootstrap(diff, n, per_book, rounds, seed, level, "gap")
+    return _bootstrap(diff, n, per_workbook, rounds, seed, level, "gap")
 
 
-def _bootstrap(hits, n, per_book: bool, rounds: int, seed: int, level: float, name: str):
-    """Value of sum(hits) / sum(n) (or the mean of hits / n with `per_book`) over K workbooks,
-    and its percentile interval over `rounds` draws of K workbooks with replacement."""
+def _bootstrap(hits, n, per_workbook: bool, rounds: int, seed: int, level: float, name: str):
+    """Value of sum(hits) / sum(n) (or the mean of hits / n with `per_workbook`) over K
+    workbooks, and its percentile interval over `rounds` draws of K workbooks with replacement."""
     k = len(n)
     if not k:
         return {name: 0.0, "low": 0.0, "high": 0.0, "books": 0.0}
     draws = np.random.default_rng(seed).integers(0, k, (rounds, k))  # (R, K)
-    if per_book:
+    if per_workbook:
         rates = hits / n  # (K,)
         value, values = rates.mean(), rates[draws].mean(1)  # (R,)
     else:

@@ -20,7 +20,7 @@ from fortap.evaluation.metrics import LENGTH_BUCKETS
 
 COLUMNS = (
     ("formula top-1", "formula_top1"),
-    ("top-1 per workbook", "formula_top1_per_book"),
+    ("top-1 per workbook", "formula_top1_per_workbook"),
     ("formula top-5", "formula_top5"),
     ("sketch top-1", "sketch_top1"),
     ("sketch top-5", "sketch_top5"),

@@ -15,6 +15,11 @@ the mean embedding of words naming them (`tokenizer.added_token_words`: `[SUM]` 
 table-side embeddings (numbers, in-cell, row/column, trees, format) are new; MiniLM's 1-D
 position and token-type embeddings, `position_ids` and the pooler are unused, as in TUTA's
 `--load_type bert`. A vocab larger than MiniLM's keeps MiniLM's rows first.
+
+`baseline_encoder(name, ...)` gives the starting encoder of each row of a fine-tuning
+comparison (one of `ENCODERS`): `random` (no pretraining at all, for unit tests and sanity),
+`minilm` (MiniLM weights only, no table pretraining), `tuta` and `fortap` (a pretraining run's
+saved encoder folder).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from fortap.model.encoder import WEIGHTS_FILE, FortapEncoder
 from fortap.model.state_file import check_match, read_tensors
 
 WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
+ENCODERS = ("random", "minilm", "tuta", "fortap")
 
 
 @dataclass
@@ -92,6 +98,21 @@ def load_minilm(
     report.unused = sorted(set(found) - set(state))
     model.new_parameters = frozenset(report.new)  # for `OptimConfig.head_lr_scale`
     return model, report
+
+
+def baseline_encoder(
+    name: str, checkpoint: str | Path | None = None, config: ModelConfig | None = None
+) -> FortapEncoder:
+    """The starting encoder of comparison row `name` (one of `ENCODERS`)."""
+    if name not in ENCODERS:
+        raise ValueError(f"baseline_encoder: name must be one of {ENCODERS}, got {name!r}")
+    if name == "random":
+        return FortapEncoder(config or ModelConfig.minilm())
+    if name == "minilm":
+        return load_minilm(config)[0]
+    if checkpoint is None:
+        raise ValueError(f"baseline_encoder: the {name!r} encoder needs a checkpoint folder")
+    return FortapEncoder.from_pretrained(checkpoint)
 
 
 def _embed_added_tokens(table: torch.Tensor) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from fortap.corpus.split import SplitConfig, book_key, canonical_books, split_of
+from fortap.errors import FortapError
 from fortap.formula.occurrences import first_occurrences
 from fortap.suggest.context import BookContext, Target
 
@@ -40,8 +41,6 @@ def workbooks_on(paths: Sequence[str | Path], side: str, command: str, option: s
     """`workbook_files(paths)` on `side` of the split ("all": every side), for a command that
     reads them; a `FortapError` that says why when there are none (a path that does not exist,
     no spreadsheet file, or none on the side chosen by `option`)."""
-    from fortap.errors import FortapError
-
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:
         raise FortapError(f"{command}: no such file or folder: {', '.join(missing)}")
@@ -78,18 +77,10 @@ def targets_of(ctx: BookContext, limit: int = 5) -> list[Target]:
     return out
 
 
-def spread(items: Sequence, n: int | None) -> list:
-    """At most `n` of `items` at evenly spaced positions (order kept); all when n is None."""
-    if n is None or n >= len(items):
-        return list(items)
-    return [items[i * len(items) // n] for i in range(n)]
-
-
 def contexts(files: Sequence[Path], errors: list[dict] | None = None):
     """(path, BookContext) for each readable file; unreadable ones are appended to `errors`
     as {"path", "error"} and skipped (a batch loses nothing else)."""
-    from fortap.errors import FortapError
-    from fortap.sheet.read import read_workbooks
+    from fortap.sheet.read import read_workbooks  # the readers (openpyxl): only when reading
 
     for path, book in read_workbooks(files):
         if isinstance(book, Exception):

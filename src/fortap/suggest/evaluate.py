@@ -19,13 +19,18 @@ rank in the model's own beam (`model_rank`, 0-based like the other ranks, counte
 unusable entries are dropped), so the model is measured on its own beside its share in the
 merged ranking.
 
-Per target and setting one record (`records.jsonl`): whether the gold is among the candidates
-(recall, also per source), and the gold's rank under the ranker and under the fixed rule order
-(nearest-formula fill, then AutoSum), both on the same candidates, by the exact text
-(`$` kept) and by the paper's sketch + range match (`$` stripped); and the place of the first
-of the ranker's top five whose sketch is the gold's (the paper's sketch top-k).
-`summary.summarise` turns the records into `metrics.json`; `report.write_report` into
-`report.md` with plots.
+Every target is asked through `Suggester.ranking`, the one path of `fortap suggest` (the
+setting's hidden cells passed to it, previews and their reordering included). Per target and
+setting one record (`records.jsonl`): whether the gold is among the candidates (recall, also
+per source), and the gold's rank under the ranker alone and under the fixed rule order
+(nearest-formula fill, then AutoSum), both on the same candidates, by the exact text (`$`
+kept) and by the paper's sketch + range match (`$` stripped); the place of the first of the
+ranker's top five whose sketch is the gold's (the paper's sketch top-k); and, in the order
+`suggest` prints, the gold's final rank (`printed_rank`, `printed_paper_rank`; None beyond the
+`PRINTED` printed) and its preview when it was previewed (`gold_preview`).
+`summary.summarise` turns the records into `metrics.json` (the ranker-only metrics) and
+`printed_metrics` adds the printed order's under `printed_*` keys beside them;
+`report.write_report` writes `report.md` with plots.
 """
 
 from __future__ import annotations
@@ -36,16 +41,32 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
+from fortap.console import progress
+from fortap.corpus.spread import spread
+from fortap.evaluation.by_workbook import bootstrap_gap
 from fortap.evaluation.metrics import sketch_key
-from fortap.suggest.books import contexts, spread, targets_of, workbooks_on
-from fortap.suggest.candidates import SOURCES, generate
-from fortap.suggest.context import BookContext, Target
+from fortap.suggest.books import contexts, targets_of, workbooks_on
+from fortap.suggest.candidates import FLAG, source_names
+from fortap.suggest.context import Target
+from fortap.suggest.engine import Suggester
 from fortap.suggest.features import rule_order
+from fortap.suggest.preview import Previewer
 from fortap.suggest.ranker import Ranker
+from fortap.suggest.summary import by_book, rate
 from fortap.suggest.train import gold_text, hidden_for, sketch_at
 
 SETTINGS = ("sheet", "new-formula", "paper")
 SPLITS = ("test", "dev", "all")
+PRINTED = 5  # suggestions printed per target (what `fortap suggest` shows by default)
+# printed-order metric -> the record field holding a 0-based rank and the k it counts
+PRINTED_RATES = {
+    "printed_exact_top1": ("printed_rank", 1),
+    "printed_exact_top5": ("printed_rank", 5),
+    "printed_paper_top1": ("printed_paper_rank", 1),
+    "printed_paper_top5": ("printed_paper_rank", 5),
+}
 
 
 @dataclass(frozen=True)
@@ -77,25 +98,20 @@ def rank_of(texts: Sequence[str], gold: str) -> int | None:
     return None
 
 
-def target_records(
-    ctx: BookContext, book: str, target: Target, ranker: Ranker, settings, model=None
-):
-    """One record per setting for one target (see the module doc); `model` a loaded
-    `candidates.model.ModelSource` or None."""
+def target_records(sug: Suggester, book: str, target: Target, settings) -> list[dict]:
+    """One record per setting for one target (see the module doc), asked through `sug`."""
+    ctx = sug.context
     gold = gold_text(ctx, target)
     formula = ctx.formula_at(target.sheet, target.row, target.col)
+    model = sug.model
     out = []
     for setting in settings:
-        start = time.perf_counter()
-        cands = generate(
-            ctx, target, hidden_for(ctx, target, setting), setting, model, ranker.common
-        )
-        ranked = [c for c, _ in ranker.rank(cands)]
-        ms = 1000 * (time.perf_counter() - start)
-        texts = [c.formula.upper().replace(" ", "") for c in ranked]
-        rules = [c.formula.upper().replace(" ", "") for c in rule_order(cands)]
-        bare, bare_gold = [t.replace("$", "") for t in texts], gold.replace("$", "")
-        bare_rules = [t.replace("$", "") for t in rules]
+        got = sug.ranking(target, PRINTED, setting, hidden_for(ctx, target, setting))
+        ranked = [c for c, _ in got.ranked]
+        texts = [_norm(c.formula) for c in ranked]
+        rules = [_norm(c.formula) for c in rule_order(got.candidates)]
+        printed = [_norm(s.formula) for s in got.printed]
+        bare_gold = gold.replace("$", "")
         hit = rank_of(texts, gold)
         out.append({
             "book": book,
@@ -104,19 +120,69 @@ def target_records(
             "col": target.col,
             "setting": setting,
             "kept": bool(formula is not None and formula.kept),
-            "n_candidates": len(cands),
+            "n_candidates": len(got.candidates),
             "rank": hit,
             "rule_rank": rank_of(rules, gold),
-            "paper_rank": rank_of(bare, bare_gold),
-            "paper_rule_rank": rank_of(bare_rules, bare_gold),
+            "paper_rank": rank_of([t.replace("$", "") for t in texts], bare_gold),
+            "paper_rule_rank": rank_of([t.replace("$", "") for t in rules], bare_gold),
             "sketch_rank": _sketch_rank(ranked[:5], formula, target),
             "top1_source": ranked[0].source if ranked else None,
             "gold_sources": [] if hit is None else
-            [s for s in SOURCES if ranked[hit].features.get(f"src_{s}")],
+            [s for s in source_names(model) if ranked[hit].features.get(FLAG + s)],
             "model_rank": None if hit is None else _beam_rank(ranked[hit]),
-            "ms": ms,
+            "ms": got.rank_ms,
+            "printed_rank": rank_of(printed, gold),
+            "printed_paper_rank": rank_of([t.replace("$", "") for t in printed], bare_gold),
+            "printed_top1_source": got.printed[0].source if got.printed else None,
+            "gold_preview": _gold_preview(got.previews, gold),
+            "preview_ms": got.preview_ms,
         })  # fmt: skip
     return out
+
+
+def _norm(formula: str) -> str:
+    return formula.upper().replace(" ", "")
+
+
+def _gold_preview(previews: dict, gold: str) -> dict | None:
+    """The gold's preview when it was on the previewed shortlist (None otherwise)."""
+    shown = next((p for f, p in previews.items() if _norm(f) == gold), None)
+    if shown is None:
+        return None
+    return {"value": shown.value, "error": shown.error, "note": shown.note,
+            "own_error": shown.own_error}  # fmt: skip
+
+
+def printed_metrics(metrics: dict, records: list[dict], cfg: SuggestEvalConfig) -> None:
+    """Add the printed order's rates (`PRINTED_RATES`), its gap to the ranker's exact top-1
+    (`gap_printed_vs_ranker`) and the preview latency beside each setting's ranker-only
+    metrics, for all targets (`detail`) and the kept subset; `printed_exact_top1` pooled at
+    the setting's top level too."""
+    rounds, seed = cfg.bootstrap_rounds, cfg.seed
+    for setting in cfg.settings:
+        mine = [r for r in records if r["setting"] == setting]
+        for part, recs in (("detail", mine), ("kept", [r for r in mine if r["kept"]])):
+            if not recs:
+                continue
+            d = metrics[setting][part]
+            for name, (field, k) in PRINTED_RATES.items():
+                d[name] = rate(by_book(recs, _hit(field, k)), rounds, seed)
+            printed = by_book(recs, _hit("printed_rank", 1))
+            ranker = by_book(recs, _hit("rank", 1))
+            d["gap_printed_vs_ranker"] = bootstrap_gap(printed, ranker, rounds, seed)
+            ms = np.array([r["ms"] + r["preview_ms"] for r in recs])
+            d["latency_with_preview_ms"] = {
+                "p50": float(np.percentile(ms, 50)),
+                "p95": float(np.percentile(ms, 95)),
+                "max": float(ms.max()),
+            }
+        metrics[setting]["printed_exact_top1"] = (
+            metrics[setting]["detail"].get("printed_exact_top1", {}).get("pooled")
+        )
+
+
+def _hit(field: str, k: int):
+    return lambda r: float(r.get(field) is not None and r[field] < k)
 
 
 def _sketch_rank(ranked, formula, target: Target) -> int | None:
@@ -150,14 +216,19 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
         model = ModelSource.load(cfg.model)
     errors: list[dict] = []
     records, loads = [], []
-    for path, ctx in _timed(contexts(files, errors), loads):
-        book = str(path)
-        for target in spread(targets_of(ctx), cfg.per_book):
-            records += target_records(ctx, book, target, ranker, cfg.settings, model)
+    done = {path: i for i, path in enumerate(files)}  # the bar counts unreadable files too
+    with progress("evaluate", len(files)) as update:
+        for path, sug in _timed(_suggesters(contexts(files, errors), ranker, model, errors), loads):
+            book = str(path)
+            targets = spread(targets_of(sug.context), cfg.per_book)
+            for i, target in enumerate(targets):
+                update(done[path] + i / len(targets), path.name)
+                records += target_records(sug, book, target, cfg.settings)
     with open(out / "records.jsonl", "w") as fh:
         for r in records:
             fh.write(json.dumps(r) + "\n")
     metrics = summarise(records, cfg)
+    printed_metrics(metrics, records, cfg)
     metrics["load"] = loads
     metrics["unreadable"] = errors
     metrics["config"] = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
@@ -167,14 +238,28 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
     return metrics
 
 
+def _suggesters(pairs, ranker, model, errors: list[dict]):
+    """(path, Suggester) per readable workbook: its context, the ranker, the preview engine
+    and the model; a workbook the preview engine cannot take is reported in `errors`."""
+    for path, ctx in pairs:
+        try:
+            previewer = Previewer.load(ctx.book)
+        except Exception as err:  # noqa: BLE001 - a batch reports a broken file and goes on
+            errors.append({"path": str(path), "error": f"preview engine: {err}"[:300]})
+            continue
+        yield path, Suggester(Path(path), ctx.book, ranker, previewer, model, context=ctx)
+
+
 def _timed(pairs, loads: list):
     """`pairs` as given, appending {"book", "cells", "formulas", "seconds"} per workbook: the
-    time to read it and build its `BookContext` (what a user waits for once)."""
+    time to read it, build its `BookContext` and load the preview engine (what a user waits
+    for once)."""
     start = time.perf_counter()
-    for path, ctx in pairs:
+    for path, sug in pairs:
+        ctx = sug.context
         cells = sum(len(s.sheet.cells) for s in ctx.sheets.values())
         formulas = sum(len(s.cells) for s in ctx.sheets.values())
         seconds = time.perf_counter() - start
         loads.append({"book": str(path), "cells": cells, "formulas": formulas, "seconds": seconds})
-        yield path, ctx
+        yield path, sug
         start = time.perf_counter()

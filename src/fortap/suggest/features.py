@@ -6,9 +6,11 @@ column (the nearest text cell above, within `LOOK` cells). Their words ("Total",
 for every candidate of a target) that the ranker crosses with each candidate's own features.
 Hidden cells never give a label, and nothing here reads the target cell.
 
-`rule_positions` adds `rule_pos`: each candidate's place in the fixed rule order the issue
-measures the ranker against (nearest-formula fill first, then AutoSum, Excel's side first);
-candidates outside the rules come after, in generation order.
+`QUERY_FEATURES` are the query features' names. `rule_positions`, a step of merging the
+candidates, adds `RULE_FEATURES`: `rule_pos`, each candidate's place in the fixed rule order the
+ranker is measured against (`formula.fill_rule`: nearest-formula fill first, then AutoSum,
+Excel's side first; candidates outside the rules come after, in generation order), and
+`in_rules`, whether it is in the rules at all.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
+from fortap.formula.fill_rule import rule_key
 from fortap.suggest.context import BookContext, Place, Target
 
 LOOK = 30
@@ -34,6 +38,10 @@ WORDS = {
     "extreme": r"\bmax|\bmin|\bhighest\b|\blowest\b",
 }
 _PATTERNS = {word: re.compile(p) for word, p in WORDS.items()}
+_SURROUNDINGS = ("q_up_number", "q_up_text", "q_left_number", "q_left_text", "q_log_formulas",
+                 "q_row", "q_col")  # fmt: skip
+QUERY_FEATURES = (*(f"row_{w}" for w in WORDS), *(f"col_{w}" for w in WORDS), *_SURROUNDINGS)
+RULE_FEATURES = ("rule_pos", "in_rules")
 
 
 def labels(ctx: BookContext, target: Target, hidden: frozenset[Place]) -> tuple[str, str]:
@@ -75,20 +83,17 @@ def query_features(
     feats |= {f"col_{w}": float(w in col_words) for w in WORDS}
     up = _kind(ctx, target, hidden, -1, 0)
     lf = _kind(ctx, target, hidden, 0, -1)
-    feats |= {
-        "q_up_number": float(up == "number"),
-        "q_up_text": float(up == "text"),
-        "q_left_number": float(lf == "number"),
-        "q_left_text": float(lf == "text"),
-        "q_log_formulas": (
-            math.log1p(len(sc.cells) - _hidden_formulas(sc, target.sheet, hidden))
-            if formulas_seen
-            else 0.0
-        ),
-        "q_row": float(target.row),
-        "q_col": float(target.col),
-    }
-    return feats
+    visible = len(sc.cells) - _hidden_formulas(sc, target.sheet, hidden) if formulas_seen else 0
+    values = (
+        float(up == "number"),
+        float(up == "text"),
+        float(lf == "number"),
+        float(lf == "text"),
+        math.log1p(visible) if formulas_seen else 0.0,
+        float(target.row),
+        float(target.col),
+    )
+    return feats | dict(zip(_SURROUNDINGS, values, strict=True))
 
 
 def _hidden_formulas(sc, sheet: str, hidden: frozenset[Place]) -> int:
@@ -104,27 +109,20 @@ def _kind(ctx: BookContext, target: Target, hidden, dr: int, dc: int) -> str:
 
 
 def rule_positions(cands: Sequence) -> list:
-    """`cands` with `rule_pos` set: fill candidates by `fill_order`, then AutoSum by
-    `autosum_order`, then the rest in their order."""
-    from dataclasses import replace
+    """`cands` with `RULE_FEATURES` set: their place in the rule order (`fill_rule.rule_key`
+    over the copies' `fill_order` and the AutoSums' `autosum_order`, then generation order;
+    99 outside the rules) and whether they are in the rules."""
 
-    def key(i: int):
+    def key(i: int) -> tuple[int, float, int]:
         f = cands[i].features
-        if "fill_order" in f:
-            return (0, f["fill_order"], i)
-        if "autosum_order" in f:
-            return (1, f["autosum_order"], i)
-        return (2, 0.0, i)
+        return (*rule_key(f.get("fill_order"), f.get("autosum_order")), i)
 
     order = sorted(range(len(cands)), key=key)
     out = list(cands)
     for pos, i in enumerate(order):
         ruled = key(i)[0] < 2
-        feats = {
-            **cands[i].features,
-            "rule_pos": float(pos if ruled else 99),
-            "in_rules": float(ruled),
-        }
+        values = (float(pos if ruled else 99), float(ruled))
+        feats = {**cands[i].features, **dict(zip(RULE_FEATURES, values, strict=True))}
         out[i] = replace(cands[i], features=feats)
     return out
 

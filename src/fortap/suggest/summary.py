@@ -2,8 +2,9 @@
 
 For each setting: pooled rates over targets and the mean of per-workbook rates, each with a
 95 % workbook-bootstrap interval (workbooks resampled with replacement: the targets of one
-workbook are alike, so workbooks are the unit of evidence); the ranker against the fixed rule
-order on the same candidates (`fortap.evaluation.by_workbook.bootstrap_gap`); candidate recall
+workbook are alike, so workbooks are the unit of evidence; `fortap.evaluation.by_workbook`
+`rate_summary`, keys `pooled*` and `per_workbook*`); the ranker against the fixed rule order on
+the same candidates (`by_workbook.bootstrap_gap`); candidate recall
 overall and per source; sketch top-1 / top-5 (the first of the top five with the gold's
 sketch); top-1 precision by the source of the top candidate; exact top-1 and
 top-5 credited to each source that proposed the gold; latency. With a formula-prediction
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fortap.evaluation.by_workbook import Tally, bootstrap_gap
+from fortap.evaluation.by_workbook import Tally, book_tallies, bootstrap_gap, rate_summary
 
 # metric name -> the record field holding a 0-based rank and the k it counts
 RATES = {
@@ -40,32 +41,13 @@ def _hit(field: str, k: int) -> Callable[[dict], float]:
 
 
 def by_book(records: Sequence[dict], score: Callable[[dict], float]) -> dict[str, Tally]:
-    tallies: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for r in records:
-        t = tallies[r["book"]]
-        t[0] += score(r)
-        t[1] += 1
-    return {book: Tally(h, n) for book, (h, n) in tallies.items()}
+    """{workbook: Tally} of `score` over the records."""
+    return book_tallies([r["book"] for r in records], [score(r) for r in records])
 
 
 def rate(tallies: dict[str, Tally], rounds: int, seed: int) -> dict[str, float]:
     """Pooled and per-workbook means of a rate with their bootstrap intervals."""
-    books = sorted(tallies)
-    if not books:
-        return {}
-    hits = np.array([tallies[b].hits for b in books])  # (K,)
-    n = np.array([tallies[b].n for b in books])  # (K,)
-    draws = np.random.default_rng(seed).integers(0, len(books), (rounds, len(books)))  # (R, K)
-    pooled = hits[draws].sum(1) / n[draws].sum(1)  # (R,)
-    per_book = (hits / n)[draws].mean(1)  # (R,)
-    return {
-        "pooled": float(hits.sum() / n.sum()),
-        "pooled_low": float(np.percentile(pooled, 2.5)),
-        "pooled_high": float(np.percentile(pooled, 97.5)),
-        "per_book": float((hits / n).mean()),
-        "per_book_low": float(np.percentile(per_book, 2.5)),
-        "per_book_high": float(np.percentile(per_book, 97.5)),
-    }
+    return rate_summary(tallies, rounds, seed) if tallies else {}
 
 
 def setting_metrics(records: Sequence[dict], rounds: int, seed: int, model: bool = False) -> dict:

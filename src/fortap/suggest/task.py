@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.table import Table as RichTable
 
 from fortap.console import stdout_console
+from fortap.suggest.candidates import source_names
 from fortap.suggest.evaluate import SuggestEvalConfig, evaluate
 from fortap.suggest.report import write_report
 from fortap.suggest.summary import summarise
@@ -31,7 +32,7 @@ def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: Sugges
         d = metrics[setting]["detail"]
 
         def both(key: str, d=d) -> str:
-            return f"{d[key]['pooled']:.3f} / {d[key]['per_book']:.3f}"
+            return f"{d[key]['pooled']:.3f} / {d[key]['per_workbook']:.3f}"
 
         view.add_row(setting, str(d["targets"]), str(d["books"]), both("exact_top1"),
                      both("exact_top5"), both("rule_exact_top1"), both("recall"),
@@ -57,7 +58,8 @@ def evaluate_and_print(paths: Sequence[str | Path], out: str | Path, cfg: Sugges
 
 TASK = Task(
     name="formula-suggestion",
-    summary="rank formulas for a cell of a workbook (copy, sibling, template, common, model candidates)",
+    summary=f"rank formulas for a cell of a workbook (candidates: {', '.join(source_names())}; "
+    "and a model's, given one)",
     config=SuggestEvalConfig,
     shorthands={"model": "model", "seed": "seed", "split": "split", "ranker": "ranker"},
     metrics=summarise,

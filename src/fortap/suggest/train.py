@@ -18,15 +18,16 @@ counted. With `TrainConfig.common` (`--common`) a first pass over the workbooks 
 `candidates.common.CommonTable` (saved with the ranker); each workbook's targets are then
 generated with the table of the other workbooks (`CommonTable.without`), so no training target
 sees its own workbook's counts. Both are off by default: on dev they trade exact top-1 in every
-setting for sketch top-1 in the paper setting (docs/formula-transfer.md), and the shipped ranker
-is trained without them. The cap keeps the two large models (times_nz, excel_to_code_2050models)
-from outweighing two hundred small books. By default the paper setting takes twice as many
-targets: with no formula visible its gold is among the candidates for about one target in five,
-so it has the fewest queries to learn from, and on dev the larger cap raised its formula and
-sketch top-1 without moving the other settings (docs/formula-transfer.md). With a
-formula-prediction model (`TrainConfig.model`) its candidates and `model_*` scores join
-(`candidates.model`), so the ranker learns how far to trust them; learn such a ranker on the dev
-side, whose workbooks the model never trained on (on its own training books it is too sure).
+setting for sketch top-1 in the paper setting (docs/journal/formula-transfer.md), and the
+shipped ranker is trained without them. The cap keeps the two large models (times_nz,
+excel_to_code_2050models) from outweighing two hundred small books. By default the paper
+setting takes twice as many targets: with no formula visible its gold is among the candidates
+for about one target in five, so it has the fewest queries to learn from, and on dev the larger
+cap raised its formula and sketch top-1 without moving the other settings
+(docs/journal/formula-transfer.md). With a formula-prediction model (`TrainConfig.model`) its
+candidates and `model_*` scores join (`candidates.model`), so the ranker learns how far to
+trust them; learn such a ranker on the dev side, whose workbooks the model never trained on (on
+its own training books it is too sure).
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from fortap.console import progress
+from fortap.corpus.spread import spread
 from fortap.errors import FortapError
 from fortap.evaluation.metrics import sketch_key
 from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
-from fortap.suggest.books import contexts, spread, targets_of, workbooks_on
+from fortap.suggest.books import contexts, targets_of, workbooks_on
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.common import BookCounts, CommonTable
 from fortap.suggest.context import BookContext, Target
@@ -153,25 +156,31 @@ def train(paths: Sequence[str | Path], out: Path, cfg: TrainConfig = TrainConfig
     counts = {s: {"targets": 0, "with_gold": 0, "queries": 0} for s in cfg.settings}
     books = 0
     written, table = {}, None
+    done = {path: i for i, path in enumerate(files)}  # the bars count unreadable files too
     if cfg.common:  # a first pass (LibreOffice's conversions are cached for the second)
-        written = {str(p): BookCounts.of(ctx) for p, ctx in contexts(files)}
+        with progress("common formulas", len(files)) as update:
+            for p, ctx in contexts(files):
+                update(done[p], p.name)
+                written[str(p)] = BookCounts.of(ctx)
         table = CommonTable.learn(written.values())
-    for path, ctx in contexts(files, errors):
-        every = targets_of(ctx)
-        if not every:
-            continue
-        books += 1
-        own = None if table is None else table.without(written.get(str(path), BookCounts({})))
-        for setting in cfg.settings:
-            targets = spread(every, cfg.cap(setting))
-            g, y, missed, unused = examples(
-                ctx, targets, setting, model, own, setting in cfg.sketch_label
-            )
-            groups += g
-            labels += y
-            counts[setting]["targets"] += len(targets)
-            counts[setting]["with_gold"] += len(targets) - missed
-            counts[setting]["queries"] += len(targets) - unused
+    with progress("train-ranker", len(files)) as update:
+        for path, ctx in contexts(files, errors):
+            every = targets_of(ctx)
+            if not every:
+                continue
+            books += 1
+            own = None if table is None else table.without(written.get(str(path), BookCounts({})))
+            for k, setting in enumerate(cfg.settings):
+                update(done[path] + k / len(cfg.settings), f"{path.name} ({setting})")
+                targets = spread(every, cfg.cap(setting))
+                g, y, missed, unused = examples(
+                    ctx, targets, setting, model, own, setting in cfg.sketch_label
+                )
+                groups += g
+                labels += y
+                counts[setting]["targets"] += len(targets)
+                counts[setting]["with_gold"] += len(targets) - missed
+                counts[setting]["queries"] += len(targets) - unused
     info = {
         "command": "fortap train-ranker " + " ".join(map(str, paths)),
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},

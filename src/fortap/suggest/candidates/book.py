@@ -19,9 +19,12 @@ import numpy as np
 
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.anchor import land, reanchor
-from fortap.suggest.candidates.copy import land_features
+from fortap.suggest.candidates.base import Candidate, SourceFunction
+from fortap.suggest.candidates.copy import LAND_FEATURES, land_features
 from fortap.suggest.context import BookContext, Place, Target
 
+FEATURES = ("book_sheets", "book_log_n", "book_dist", "book_dr", "book_dc", "book_rank",
+            "book_same_size", *LAND_FEATURES)  # fmt: skip
 LIMIT = 30  # R1C1 groups of other sheets copied per target, nearest first
 FAR = np.iinfo(np.int64).max
 
@@ -70,8 +73,6 @@ def book_index(ctx: BookContext) -> BookIndex:
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit: int = LIMIT):
     """Book-wide copy `Candidate`s for `target`, nearest R1C1 group first."""
-    from fortap.suggest.candidates import Candidate
-
     if len(ctx.sheets) < 2:
         return []
     ix = book_index(ctx)
@@ -116,3 +117,6 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit
         reason = f"as in '{name}'!{a1(r, c)}, moved to this cell"
         out.append(Candidate(copy.text, "book", reason, feats))
     return out
+
+
+SOURCE = SourceFunction("book", needs_formulas=True, FEATURES=FEATURES, candidates=candidates)

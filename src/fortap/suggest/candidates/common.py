@@ -8,7 +8,8 @@ written are proposed. `=R[-1]C+RC[-1]` (a running total), `=RC[-2]*RC[-1]` (pric
 quantity) or `=RC[-1]` (the value to the left, carried over) mean the same thing wherever they
 stand, so each is a candidate at any target where every reference covers a visible non-empty
 cell and none covers the target (hidden cells count as empty). Features: how many workbooks
-write it, its rank, and what its references land on.
+write it, its rank, and what its references land on. `CommonSource` is the source, built with
+the table (`Ranker.common`).
 
 The table reads no formula of the user's workbook, so the source works in every setting, the
 paper setting included. A training workbook must not see its own counts: `without(book)` is the
@@ -25,12 +26,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import ClassVar
 
 from fortap.errors import FortapError
 from fortap.formula import Formula, parse_formula
 from fortap.formula.nodes import Ref
 from fortap.suggest.candidates.anchor import Land, land, reanchor_ast, refs_of
-from fortap.suggest.candidates.copy import land_features
+from fortap.suggest.candidates.base import Candidate
+from fortap.suggest.candidates.copy import LAND_FEATURES, land_features
 from fortap.suggest.context import BookContext, Place, Target
 
 FILE = "common.json"
@@ -124,24 +127,32 @@ class CommonTable:
         return cls(formulas, examples)
 
 
-def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], table: CommonTable):
-    """Common `Candidate`s for `target`: each kept formula moved there, where every reference
-    covers a visible non-empty cell and none covers the target (hidden cells count as empty)."""
-    from fortap.suggest.candidates import Candidate
+@dataclass(frozen=True)
+class CommonSource:
+    """The common formulas of a `CommonTable` as a candidate source (`base.Source`)."""
 
-    spot = (target.sheet, target.row, target.col)
-    hidden = hidden | {spot}  # the target is never read, whoever calls
-    out = []
-    for rank, (key, books, formula) in enumerate(table.placed):
-        copy = reanchor_ast(formula.ast, formula.cell, (target.row, target.col))
-        if copy is None:
-            continue
-        parts = [land(ctx, target.sheet, (ref,), spot, hidden) for ref in copy.refs]
-        if any(p.self_ref or p.numbers + p.text == 0 for p in parts):
-            continue
-        landed = Land(*(sum(getattr(p, f) for p in parts) for f in ("cells", "numbers", "text")))
-        feats = {"cm_log_books": math.log1p(books), "cm_rank": float(rank)}
-        feats |= land_features(landed)
-        what = f"a common formula ({books} workbooks write {key})"
-        out.append(Candidate(copy.text, "common", what, feats))
-    return out
+    table: CommonTable
+    name: ClassVar[str] = "common"
+    needs_formulas: ClassVar[bool] = False
+    FEATURES: ClassVar[tuple[str, ...]] = ("cm_log_books", "cm_rank", *LAND_FEATURES)
+
+    def candidates(self, ctx: BookContext, target: Target, hidden: frozenset[Place]):
+        """Common `Candidate`s for `target`: each kept formula moved there, where every
+        reference covers a visible non-empty cell and none covers the target (hidden cells
+        count as empty)."""
+        spot = (target.sheet, target.row, target.col)
+        hidden = hidden | {spot}  # the target is never read, whoever calls
+        out = []
+        for rank, (key, books, formula) in enumerate(self.table.placed):
+            copy = reanchor_ast(formula.ast, formula.cell, (target.row, target.col))
+            if copy is None:
+                continue
+            parts = [land(ctx, target.sheet, (ref,), spot, hidden) for ref in copy.refs]
+            if any(p.self_ref or p.numbers + p.text == 0 for p in parts):
+                continue
+            totals = (sum(getattr(p, f) for p in parts) for f in ("cells", "numbers", "text"))
+            feats = {"cm_log_books": math.log1p(books), "cm_rank": float(rank)}
+            feats |= land_features(Land(*totals))
+            what = f"a common formula ({books} workbooks write {key})"
+            out.append(Candidate(copy.text, "common", what, feats))
+        return out

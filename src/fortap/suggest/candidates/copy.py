@@ -6,7 +6,9 @@ already holds, moved. Every visible formula cell of the target's sheet is groupe
 distance of their nearest visible member) each give one candidate, copied from that nearest
 member. The features say how the group sits around the target (size, distance and direction,
 same row/column, whether the target continues the block or fills a gap in it, whether the
-cells between are filled) and what the copy's references land on.
+cells between are filled) and what the copy's references land on. A copy whose group holds a
+cell the fill rule looks at (`formula.fill_rule`) carries that cell's place in its scan
+(`fill_order`): the rule order's first step.
 """
 
 from __future__ import annotations
@@ -15,12 +17,19 @@ import math
 
 import numpy as np
 
+from fortap.formula.fill_rule import fill_scan
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.anchor import Land, land, reanchor
+from fortap.suggest.candidates.base import Candidate, SourceFunction
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
 LIMIT = 100  # R1C1 groups copied per target, nearest first (40 -> 400 adds ~2 points of recall)
-REACH = 10  # the fill rule looks this far up/down the column and left/right along the row
+LAND_FEATURES = ("land_cells", "land_numbers", "land_text", "land_empty", "land_self",
+                 "land_other_sheet", "land_unknown")  # fmt: skip
+FEATURES = ("copy_n", "copy_log_n", "copy_dist", "copy_dr", "copy_dc", "copy_rank", "copy_in_col",
+            "copy_in_row", "copy_above", "copy_below", "copy_left", "copy_right",
+            "copy_between_col", "copy_between_row", "copy_clear_path", "copy_sketch_len",
+            "fill_order", *LAND_FEATURES)  # fmt: skip
 
 
 def nearest_groups(sc: SheetContext, target: Target, hidden: frozenset[Place], group, n_groups):
@@ -42,8 +51,6 @@ def nearest_groups(sc: SheetContext, target: Target, hidden: frozenset[Place], g
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit: int = LIMIT):
     """Copy `Candidate`s for `target`, nearest group first."""
-    from fortap.suggest.candidates import Candidate
-
     sc = ctx.sheets[target.sheet]
     near_groups = nearest_groups(sc, target, hidden, sc.group, len(sc.r1c1s))
     if near_groups is None:
@@ -83,13 +90,10 @@ def visible_mask(sc: SheetContext, sheet: str, hidden: frozenset[Place]) -> np.n
 
 
 def fill_order(sc: SheetContext, target: Target, hidden: frozenset[Place]) -> dict:
-    """The fixed rule's scan: formula cells of the column within `REACH` (nearest first, above
-    wins a tie), then of the row (left wins) -> their position in that scan."""
-    r, c = target.row, target.col
-    spots = [(r + s * d, c) for d in range(1, REACH + 1) for s in (-1, 1)]
-    spots += [(r, c + s * d) for d in range(1, REACH + 1) for s in (-1, 1)]
+    """The visible formula cells the fill rule looks at (`fill_rule.fill_scan`) -> their
+    position in its scan."""
     order: dict[tuple[int, int], int] = {}
-    for at in spots:
+    for at in fill_scan(target.row, target.col):
         if at in sc.index and (target.sheet, *at) not in hidden:
             order[at] = len(order)
     return order
@@ -129,16 +133,19 @@ def _features(sc, target, hidden, members, near, rank, landed: Land, visible) ->
 
 
 def land_features(landed: Land) -> dict[str, float]:
+    """`LAND_FEATURES`: what a candidate's references land on (every source that moves a
+    formula writes them)."""
     n = max(landed.cells, 1)
-    return {
-        "land_cells": math.log1p(landed.cells),
-        "land_numbers": landed.numbers / n,
-        "land_text": landed.text / n,
-        "land_empty": (landed.cells - landed.numbers - landed.text) / n,
-        "land_self": float(landed.self_ref),
-        "land_other_sheet": float(landed.other_sheet),
-        "land_unknown": float(landed.unknown),
-    }
+    values = (
+        math.log1p(landed.cells),
+        landed.numbers / n,
+        landed.text / n,
+        (landed.cells - landed.numbers - landed.text) / n,
+        float(landed.self_ref),
+        float(landed.other_sheet),
+        float(landed.unknown),
+    )
+    return dict(zip(LAND_FEATURES, values, strict=True))
 
 
 def _clear_path(sc: SheetContext, target: Target, hidden, src: tuple[int, int]) -> bool:
@@ -171,3 +178,6 @@ def _reason(sc: SheetContext, members: np.ndarray, near: int) -> str:
     if top == bottom:
         return f"as in {box}, {n} cells filled right"
     return f"as in {a1(*sc.cells[near])}, {n} cells of {box} share this formula"
+
+
+SOURCE = SourceFunction("copy", needs_formulas=True, FEATURES=FEATURES, candidates=candidates)

@@ -25,17 +25,18 @@ import math
 from itertools import islice
 
 from fortap.sheet.model import a1
+from fortap.suggest.candidates.base import Candidate, SourceFunction
 from fortap.suggest.candidates.induced import REACH
 from fortap.suggest.candidates.values import key_of, values_of
 from fortap.suggest.context import BookContext, Place, Target
 
+FEATURES = ("echo_row", "echo_col", "echo_support", "echo_near", "echo_log_amb", "echo_abs",
+            "echo_text", "echo_landed")  # fmt: skip
 MAX_SOURCES = 3  # a value repeated more often than this is too common to point anywhere
 KEEP = 8  # at most this many echo candidates per target (most shared first)
 
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
-    from fortap.suggest.candidates import Candidate
-
     sc = ctx.sheets[target.sheet]
     index = values_of(sc)
     r, c = target.row, target.col
@@ -93,3 +94,6 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
 def holds_value(cell) -> bool:
     """A cell that shows something: not empty, and not a formula's empty text ("")."""
     return cell.kind != "empty" and str(cell.value).strip() != ""
+
+
+SOURCE = SourceFunction("echo", needs_formulas=False, FEATURES=FEATURES, candidates=candidates)

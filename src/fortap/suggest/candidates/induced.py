@@ -38,9 +38,13 @@ from functools import partial
 import numpy as np
 
 from fortap.sheet.model import a1
+from fortap.suggest.candidates.base import Candidate, SourceFunction
 from fortap.suggest.candidates.values import numbers_near, values_of
 from fortap.suggest.context import BookContext, Place, Target
 
+FEATURES = ("ind_row", "ind_col", "ind_support", "ind_near", "ind_log_amb", "ind_kind",
+            "ind_landed", "ind_reading", "ind_log_span", "ind_log_holders", "ind_fixed_line",
+            "ind_fixed_far")  # fmt: skip
 REACH = 4  # anchors: numbers this close to the target in its row or column
 LINE = 8  # a pair's cells: this close to the anchor in its row or column
 MAX_RUN = 200  # longest aggregate run tried
@@ -60,8 +64,6 @@ Template = tuple  # (kind, offsets...) relative to the anchor; see `_explain`
 
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
-    from fortap.suggest.candidates import Candidate
-
     sc = ctx.sheets[target.sheet]
     sheet = sc.sheet
     r, c = target.row, target.col
@@ -129,8 +131,6 @@ def _fixed(tpl: Template, rec: dict, target: Target, holders, value) -> list:
     """A fixed-cell template at the target: one candidate per visible cell holding its
     constant, absolute; none when more than `MAX_HOLDERS` visible cells hold it (the cell the
     formula combines it with, the target and hidden cells are not counted)."""
-    from fortap.suggest.candidates import Candidate
-
     r, c = target.row, target.col
     at = (r + tpl[1], c + tpl[2])
     if min(at) < 0:
@@ -296,3 +296,6 @@ def _reading_order(tpl: Template) -> bool:
 
 def _span(tpl: Template) -> int:
     return max(abs(x) for x in tpl[1:] if isinstance(x, int))
+
+
+SOURCE = SourceFunction("induced", needs_formulas=False, FEATURES=FEATURES, candidates=candidates)

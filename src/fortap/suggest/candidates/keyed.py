@@ -24,9 +24,11 @@ import numpy as np
 from fortap.formula.nodes import Const, Node, map_leaves, walk
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.anchor import land, reanchor_ast
-from fortap.suggest.candidates.copy import land_features, visible_mask
+from fortap.suggest.candidates.base import Candidate, SourceFunction
+from fortap.suggest.candidates.copy import LAND_FEATURES, land_features, visible_mask
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
+FEATURES = ("keyed_dist", "keyed_by_row", "keyed_rank", "keyed_changed", *LAND_FEATURES)
 LIMIT = 6  # nearest keyed formula cells tried per axis
 MIN_KEY = 2  # shortest label text used as a key
 MAX_LABELS = 64  # text cells of one row / column tried as keys
@@ -34,8 +36,6 @@ MAX_LABELS = 64  # text cells of one row / column tried as keys
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
     """Keyed `Candidate`s for `target`, nearest source first."""
-    from fortap.suggest.candidates import Candidate
-
     sc = ctx.sheets[target.sheet]
     keyed = _keyed_cells(sc)
     if not len(keyed):
@@ -148,3 +148,6 @@ def _cased(match: re.Match, key: str, new: str) -> str:
     if found.islower():
         return new.lower()
     return new
+
+
+SOURCE = SourceFunction("keyed", needs_formulas=True, FEATURES=FEATURES, candidates=candidates)

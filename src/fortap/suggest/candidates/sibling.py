@@ -10,17 +10,18 @@ the target as a copy (same address: unchanged text). Features say how alike the 
 from __future__ import annotations
 
 from fortap.suggest.candidates.anchor import land, reanchor
-from fortap.suggest.candidates.copy import land_features
+from fortap.suggest.candidates.base import Candidate, SourceFunction
+from fortap.suggest.candidates.copy import LAND_FEATURES, land_features
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 from fortap.suggest.features import labels_at
 
+FEATURES = ("sib_same_address", "sib_same_size", "sib_labels_match", "sib_sheets",
+            *LAND_FEATURES)  # fmt: skip
 MAX_SHEETS = 60  # sheets looked at per target (workbooks with hundreds of sheets stay fast)
 MAX_INDEXED = 20_000  # sheets with more formula cells are matched by address only
 
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
-    from fortap.suggest.candidates import Candidate
-
     own = ctx.sheets[target.sheet]
     here = labels_at(own, target.row, target.col, hidden)
     found: dict[str, tuple[Candidate, int]] = {}
@@ -75,3 +76,6 @@ def _header_index(sc: SheetContext) -> dict[tuple[str, str], tuple[int, int]]:
                     index.setdefault(key, (r, c))
         sc.header_index = index
     return index
+
+
+SOURCE = SourceFunction("sibling", needs_formulas=True, FEATURES=FEATURES, candidates=candidates)

@@ -11,15 +11,20 @@
   `b-a`, `a-b`, `a+b`, `a*b`, `b/a`, `a/b`, `(b-a)/a` and `b/a-1`.
 
 Features: the template kind, its side, the run length, and whether the row/column labels say
-the same thing (`header_agrees`: "Total" for SUM, "% change" for `(b-a)/a`, ...). Hidden cells
-(the target, a hidden block) count as empty, so a run stops there.
+the same thing (`header_agrees`: "Total" for SUM, "% change" for `(b-a)/a`, ...); the SUM of a
+contiguous run carries its place in the AutoSum rule's order (`autosum_order`, from
+`formula.fill_rule.autosum_runs`). Hidden cells (the target, a hidden block) count as empty, so
+a run stops there. `SOURCE` is the source where formulas are seen; `UNSEEN` the same source in
+the paper setting, where no formula is visible and so none closes a block.
 """
 
 from __future__ import annotations
 
 import math
 
+from fortap.formula.fill_rule import autosum_runs, number_run
 from fortap.sheet.model import a1
+from fortap.suggest.candidates.base import Candidate, SourceFunction
 from fortap.suggest.context import BookContext, Place, Target
 from fortap.suggest.features import labels, words_of
 
@@ -40,13 +45,12 @@ PAIRS = {
 BLOCKS = ("block", "block_last")
 KINDS = {name: i for i, name in enumerate(AGGREGATES + tuple(PAIRS) + BLOCKS)}
 MAX_RUN = 2000
+FEATURES = ("tpl_kind", "tpl_above", "tpl_log_run", "tpl_agg", "header_agrees", "autosum_order")
 
 
 def candidates(
     ctx: BookContext, target: Target, hidden: frozenset[Place], formulas_seen: bool = True
 ):
-    from fortap.suggest.candidates import Candidate
-
     sc = ctx.sheets[target.sheet]
     r, c = target.row, target.col
 
@@ -61,16 +65,13 @@ def candidates(
         "above": [(i, c) for i in range(r - 1, max(r - MAX_RUN, 0) - 1, -1)],
         "left": [(r, j) for j in range(c - 1, max(c - MAX_RUN, 0) - 1, -1)],
     }
-    above, left = _run(number, lines["above"]), _run(number, lines["left"])
-    pick = "above" if above else "left"
-    for side, run in (("above", above), ("left", left)):
-        if not run:
-            continue
+    above, left = number_run(number, lines["above"]), number_run(number, lines["left"])
+    for order, (side, run) in enumerate(autosum_runs(above, left)):
         area = a1(*run[-1]) if len(run) == 1 else f"{a1(*run[-1])}:{a1(*run[0])}"
         for name in AGGREGATES:
             feats = _features(name, side, len(run), _AGG_WORD[name] in words)
             if name == "SUM":
-                feats["autosum_order"] = float(side != pick)
+                feats["autosum_order"] = float(order)
             what = (
                 f"{name} of the {len(run)} numbers {side}"
                 if len(run) > 1
@@ -112,15 +113,6 @@ def _block(sc, target: Target, hidden, spots, formulas_seen: bool) -> list[tuple
     return found
 
 
-def _run(number, spots: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    run = []
-    for at in spots:
-        if not number(at):
-            break
-        run.append(at)
-    return run
-
-
 def _features(name: str, side: str, n: int, agrees: bool) -> dict[str, float]:
     return {
         "tpl_kind": float(KINDS[name]),
@@ -129,3 +121,11 @@ def _features(name: str, side: str, n: int, agrees: bool) -> dict[str, float]:
         "tpl_agg": float(name in AGGREGATES),
         "header_agrees": float(agrees),
     }
+
+
+def _unseen(ctx: BookContext, target: Target, hidden: frozenset[Place]):
+    return candidates(ctx, target, hidden, formulas_seen=False)
+
+
+SOURCE = SourceFunction("template", needs_formulas=False, FEATURES=FEATURES, candidates=candidates)
+UNSEEN = SourceFunction("template", needs_formulas=False, FEATURES=FEATURES, candidates=_unseen)

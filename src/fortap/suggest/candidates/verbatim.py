@@ -20,9 +20,13 @@ import numpy as np
 from fortap.formula.printer import to_text
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.anchor import land, refs_of
-from fortap.suggest.candidates.copy import land_features, nearest_groups
+from fortap.suggest.candidates.base import Candidate, SourceFunction
+from fortap.suggest.candidates.copy import LAND_FEATURES, land_features, nearest_groups
 from fortap.suggest.context import BookContext, Place, SheetContext, Target
 
+FEATURES = ("verb_n", "verb_log_n", "verb_dist", "verb_dr", "verb_dc", "verb_rank",
+            "verb_frequent", "verb_in_row", "verb_in_col", "verb_has_ref",
+            *LAND_FEATURES)  # fmt: skip
 LIMIT = 40  # written texts proposed per target, nearest first
 FREQUENT = 10  # and the most repeated texts (held by 2+ visible cells) beyond those
 FAR = np.iinfo(np.int64).max
@@ -43,8 +47,6 @@ def text_groups(sc: SheetContext) -> tuple[np.ndarray, int]:
 
 def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit: int = LIMIT):
     """Verbatim `Candidate`s for `target`, nearest written text first."""
-    from fortap.suggest.candidates import Candidate
-
     sc = ctx.sheets[target.sheet]
     if not sc.cells:
         return []
@@ -85,3 +87,6 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place], limit
         reason = f"written as in {a1(r, c)}" + (f" and {size[g] - 1} more" if size[g] > 1 else "")
         out.append(Candidate(text, "verbatim", reason, feats))
     return out
+
+
+SOURCE = SourceFunction("verbatim", needs_formulas=True, FEATURES=FEATURES, candidates=candidates)

@@ -32,8 +32,12 @@ def run_serve_cli(
     ):
         if value <= 0:
             raise FortapError(f"{name} must be positive, got {value:g}")
-    if ranker is not None and not ranker.exists():
-        raise FortapError(f"--ranker {ranker}: not found")
+    if ranker is not None and not ranker.is_dir():
+        what = "not a folder" if ranker.exists() else "not found"
+        raise FortapError(
+            f"--ranker {ranker}: {what} (a ranker folder holds model.txt and features.json, "
+            "as fortap train-ranker writes them)"
+        )
     if model is not None:  # loaded now: a bad folder stops the start, and uploads share it
         from fortap.suggest.candidates.model import ModelSource
 

@@ -2,7 +2,10 @@
 
 `task.py` is the registry's entry (`TASK`). Its parts: `examples` (targets and the split),
 `model` (encoder + formula decoder), `finetune` (through the shared training loop), `decoding`
-(beam search), `evaluate` (metrics, predictions), `rule_baseline` (the rule-based suggester),
-`checkpoint` (saved models and the comparison's encoders), `split` (workbook split of a run),
-`config` (the run config) and `run` (the commands' runs).
+(beam search), `evaluate` (metrics, predictions), `hits` (per-target hits read back from
+predictions), `rule_baseline` (the rule-based suggester), `checkpoint` (saved models), `split`
+(workbook split of a run), `config` (the run config) and `run` (the commands' runs).
+
+`predictor.py` (`FormulaPredictor`: load, predict, save) is the entry point for callers
+outside the task, and `release.py` writes and checks a released model folder.
 """

@@ -1,4 +1,4 @@
-"""Formula-prediction checkpoints, and the encoders the comparison starts from.
+"""Formula-prediction checkpoints.
 
 A fine-tuned model is a folder: `encoder/` (`FortapEncoder.save_pretrained`), `decoder.json`
 (the `DecoderConfig`), `decoder.safetensors` (through `fortap.model.state_file`; nothing is
@@ -6,9 +6,7 @@ unpickled) and `inputs.json`, the `SerializeConfig` its examples were built with
 that builds inputs for it, such as the suggestion engine's model source, builds the same ones;
 folders saved before it was written have none, and `load_inputs` gives None).
 
-`baseline_encoder(name, ...)` gives the encoder of each row of the comparison: `random` (no
-pretraining at all, for unit tests and sanity), `minilm` (MiniLM weights only, no table
-pretraining), `tuta` and `fortap` (a pretraining run's saved encoder folder).
+The encoders a comparison starts from are `fortap.model.pretrained.baseline_encoder`.
 """
 
 from __future__ import annotations
@@ -21,30 +19,12 @@ import torch
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
-from fortap.model.config import ModelConfig
 from fortap.model.encoder import FortapEncoder
 from fortap.model.formula_decoder import DecoderConfig
-from fortap.model.pretrained import load_minilm
 from fortap.model.state_file import load_state, save_state
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
-ENCODERS = ("random", "minilm", "tuta", "fortap")
 DECODER_CONFIG, DECODER_WEIGHTS, INPUTS = "decoder.json", "decoder.safetensors", "inputs.json"
-
-
-def baseline_encoder(
-    name: str, checkpoint: str | Path | None = None, config: ModelConfig | None = None
-) -> FortapEncoder:
-    """The starting encoder of comparison row `name` (one of `ENCODERS`)."""
-    if name not in ENCODERS:
-        raise ValueError(f"baseline_encoder: name must be one of {ENCODERS}, got {name!r}")
-    if name == "random":
-        return FortapEncoder(config or ModelConfig.minilm())
-    if name == "minilm":
-        return load_minilm(config)[0]
-    if checkpoint is None:
-        raise ValueError(f"baseline_encoder: the {name!r} encoder needs a checkpoint folder")
-    return FortapEncoder.from_pretrained(checkpoint)
 
 
 def save_formula_model(

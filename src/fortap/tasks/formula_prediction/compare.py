@@ -58,7 +58,9 @@ def compare(
         tallies[name] = hit_tallies(books, golds, guessed, k)
         metrics = formula_metrics(golds, guessed, k=k)
         metrics["by_workbook"] = workbook_metrics(tallies[name])
-        metrics["formula_top1_per_book"] = metrics["by_workbook"]["formula_top1"]["per_book"]
+        metrics["formula_top1_per_workbook"] = metrics["by_workbook"]["formula_top1"][
+            "per_workbook"
+        ]
         metrics["books"] = len(set(books))
         systems[name] = metrics
     if prior is not None:  # what the prior guesses, so a later bench can score it elsewhere

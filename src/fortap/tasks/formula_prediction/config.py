@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from fortap.model.formula_decoder import DecoderConfig
-from fortap.tasks.formula_prediction.checkpoint import ENCODERS
+from fortap.model.pretrained import ENCODERS
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
 from fortap.tasks.formula_prediction.examples import (
     MODE_OF_SETTING,

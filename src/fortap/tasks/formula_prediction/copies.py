@@ -12,7 +12,7 @@ the formula cells of the input (at most `MAX_COPIES`, nearest first), each as
 - `agree`: how many candidates give the same copy (itself included), a vote the head reads;
 - `features`: where the copy's references land (`copy_features`), how many formula cells of
   the table share the source's R1C1 (a dragged block; log-scaled), whether the source is the
-  fill rule's pick, and its place in the fill rule's order (`fill_order`);
+  fill rule's pick, and its place in the fill rule's order (`formula.fill_rule.fill_key`);
 - `sketch`, `ranges`, `source`, `text`: the copy as a guess, the A1 address it was copied
   from, and its Excel text (constants and all).
 
@@ -33,6 +33,7 @@ from fortap.encoding.piece import RC
 from fortap.evaluation.metrics import Guess, formula_key, sketch_length
 from fortap.formula import Formula
 from fortap.formula.fill import fill_formula, sheet_rc
+from fortap.formula.fill_rule import fill_key
 from fortap.model.copy_head import FEATURES
 from fortap.sheet.model import a1
 from fortap.table.model import Table
@@ -48,14 +49,6 @@ def r1c1_counts(cells: Mapping[RC, Formula | None]) -> Counter:
 def distance(a: RC, b: RC) -> int:
     """Rows plus columns between two cells."""
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
-
-
-def fill_order(rc: RC, at: RC) -> tuple[int, int, int]:
-    """The fill rule's order of a source: its column first, then its row, nearest first, above
-    (left) before below (right)."""
-    line = 0 if at[1] == rc[1] else 1 if at[0] == rc[0] else 2
-    after = int(at[0] > rc[0] or at[1] > rc[1])
-    return line, distance(at, rc), after
 
 
 def copy_targets(
@@ -76,7 +69,7 @@ def copy_targets(
         (at for at in shown if at != rc and cells.get(at) is not None),
         key=lambda at: (distance(at, rc), at),
     )[:MAX_COPIES]
-    rank = {at: i for i, at in enumerate(sorted(sources, key=lambda at: fill_order(rc, at)))}
+    rank = {at: i for i, at in enumerate(sorted(sources, key=lambda at: fill_key(rc, at)))}
     gold_key = None if gold is None else formula_key(gold)
     out = []
     for at in sources:

@@ -1,14 +1,14 @@
 """What a formula-prediction dev check measures beyond the dev loss, and the dev baselines.
 
 The dev examples are `evaluation.max_dev` of the dev split spread evenly over it (`dev_subset`;
-`evaluation.dev_per_book` has capped each workbook before). At every dev check the shared
+`evaluation.dev_per_workbook` has capped each workbook before). At every dev check the shared
 loop (`fortap.training.loop.train`, its `on_eval`) computes the dev loss; `dev_decoding` also
 decodes those examples with the run's decoding (`FormulaRunConfig.dev_decoding`: the beam may
 be made smaller by `evaluation.dev_beam`) and adds to the logged line:
 
 - `eval/formula_top1`, `eval/formula_top5`, `eval/sketch_top1`, `eval/sketch_top5`,
   `eval/range_acc` (k = `decoding.top_k`), pooled over the dev examples;
-- `eval/formula_top1_per_book`, `eval/sketch_top1_per_book`: each dev workbook counted once;
+- `eval/formula_top1_per_workbook`, `eval/sketch_top1_per_workbook`: each dev workbook counted once;
 - `eval/decoded` and `eval/decode_seconds`: how many examples were decoded and what it cost.
 
 The cost is bounded: one beam search per dev example per check, `max_dev x dev_checks`
@@ -31,7 +31,7 @@ from pathlib import Path
 from torch import nn
 
 from fortap.encoding.example import Example
-from fortap.evaluation.by_workbook import per_book_mean
+from fortap.evaluation.by_workbook import per_workbook_mean
 from fortap.evaluation.metrics import Gold, Guess, formula_metrics
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
@@ -59,7 +59,7 @@ def dev_summary(
     pooled = ("formula_top1", f"formula_top{k}", "sketch_top1", f"sketch_top{k}", "range_acc")
     out = {key: float(m[key]) for key in pooled}
     for key in ("formula_top1", "sketch_top1"):
-        out[f"{key}_per_book"] = per_book_mean(tallies[key])
+        out[f"{key}_per_workbook"] = per_workbook_mean(tallies[key])
     return out
 
 

@@ -1,6 +1,7 @@
 """The rule-based formula suggester: what "fill down / fill right" or AutoSum would give.
 
-For a target cell of a table, ranked suggestions:
+For a target cell of a table, ranked suggestions in the rule's order (`fortap.formula.fill_rule`,
+which the suggestion engine's rule order follows too):
 
 1. *fill* (sheet setting only, where the sheet's other formulas are visible): the other formula
    cells in the target's column within `reach` cells (nearest first, above wins a tie), then
@@ -32,6 +33,7 @@ from fortap.encoding.piece import RC
 from fortap.evaluation.metrics import Gold, Guess, formula_key, formula_metrics
 from fortap.formula import Formula
 from fortap.formula.fill import fill_formula, sheet_rc
+from fortap.formula.fill_rule import REACH, autosum_runs, fill_scan, number_run, rule_key
 from fortap.formula.formula import formula_of_ast
 from fortap.formula.nodes import Address, Func, Ref
 from fortap.formula.table_formulas import parse_table_formulas
@@ -56,7 +58,7 @@ def suggest(
     rc: RC,
     setting: str = "sheet",
     hide_block: bool = False,
-    reach: int = 10,
+    reach: int = REACH,
     formulas: Cells | None = None,
 ) -> list[Suggestion]:
     """Ranked rule suggestions for table cell `rc` (see module doc); `formulas` are the table's
@@ -66,15 +68,17 @@ def suggest(
     cells = parse_table_formulas(table) if formulas is None else formulas
     out: list[Suggestion] = []
     seen: set[tuple[str, ...]] = set()
-    candidates = []
+    candidates = []  # (rule order, formula, source)
     if setting == "sheet":
         hidden = dragged_block(table, rc, cells) if hide_block else {rc}
-        for src in neighbours(table, rc, reach):
+        for k, src in enumerate(neighbours(table, rc, reach)):
             if src not in hidden:
                 filled = fill_formula(table, cells.get(src), src, rc)
-                candidates.append((filled, f"fill:{_sheet_a1(table, src)}"))
-    candidates += autosum_formulas(table, rc)
-    for formula, source in candidates:
+                candidates.append((rule_key(k, None), filled, f"fill:{_sheet_a1(table, src)}"))
+    for k, (total, source) in enumerate(autosum_formulas(table, rc)):
+        candidates.append((rule_key(None, k), total, source))
+    candidates.sort(key=lambda c: c[0])  # stable: already in the rule's order
+    for _, formula, source in candidates:
         if formula is None:
             continue
         guess = Guess(formula.sketch, formula.ranges)
@@ -85,17 +89,13 @@ def suggest(
     return out
 
 
-def neighbours(table: Table, rc: RC, reach: int) -> Iterator[RC]:
-    """Formula cells in `rc`'s column (nearest first, above first), then in its row (left first)."""
-    r, c = rc
-    for d in range(1, reach + 1):
-        for at in ((r - d, c), (r + d, c)):
-            if 0 <= at[0] < table.n_rows and table.cell(*at).formula is not None:
-                yield at
-    for d in range(1, reach + 1):
-        for at in ((r, c - d), (r, c + d)):
-            if 0 <= at[1] < table.n_cols and table.cell(*at).formula is not None:
-                yield at
+def neighbours(table: Table, rc: RC, reach: int = REACH) -> Iterator[RC]:
+    """The table's formula cells the fill rule looks at (`fill_rule.fill_scan`), in its order:
+    in `rc`'s column (nearest first, above first), then in its row (left first)."""
+    for at in fill_scan(*rc, reach):
+        inside = 0 <= at[0] < table.n_rows and 0 <= at[1] < table.n_cols
+        if inside and table.cell(*at).formula is not None:
+            yield at
 
 
 def fill_text(table: Table, src: RC, dst: RC, formulas: Cells | None = None) -> str | None:
@@ -106,28 +106,22 @@ def fill_text(table: Table, src: RC, dst: RC, formulas: Cells | None = None) -> 
 
 
 def autosum_formulas(table: Table, rc: RC) -> list[tuple[Formula, str]]:
-    """`=SUM(...)` over the numbers directly above and directly left, Excel's pick first."""
+    """`=SUM(...)` over the numbers directly above and directly left, Excel's pick first
+    (`fill_rule.autosum_runs`)."""
     r, c = rc
-    above = _run(table, [(i, c) for i in range(r - 1, -1, -1)])
-    left = _run(table, [(r, j) for j in range(c - 1, -1, -1)])
+
+    def number(at: RC) -> bool:
+        return table.cell(*at).kind == "number"
+
+    above = number_run(number, [(i, c) for i in range(r - 1, -1, -1)])
+    left = number_run(number, [(r, j) for j in range(c - 1, -1, -1)])
     out = []
-    for cells, side in ((above, "above"), (left, "left")):
-        if cells:
-            first, last = (Address(*sheet_rc(table, at)) for at in (cells[-1], cells[0]))
-            ref = Ref("cell", start=first) if first == last else Ref("area", None, first, last)
-            total = formula_of_ast(Func("SUM", (ref,)), table.sheet, sheet_rc(table, rc))
-            out.append((total, f"autosum:{side}"))
+    for side, cells in autosum_runs(above, left):
+        first, last = (Address(*sheet_rc(table, at)) for at in (cells[-1], cells[0]))
+        ref = Ref("cell", start=first) if first == last else Ref("area", None, first, last)
+        total = formula_of_ast(Func("SUM", (ref,)), table.sheet, sheet_rc(table, rc))
+        out.append((total, f"autosum:{side}"))
     return out
-
-
-def _run(table: Table, cells: list[RC]) -> list[RC]:
-    """The leading cells of `cells` that hold numbers."""
-    run = []
-    for at in cells:
-        if table.cell(*at).kind != "number":
-            break
-        run.append(at)
-    return run
 
 
 def dragged_block(table: Table, rc: RC, formulas: Cells | None = None) -> set[RC]:
@@ -181,6 +175,6 @@ def evaluate_rules(
             parsed[place] = parse_table_formulas(table)
         golds.append(gold_of(example))
         guesses.append(
-            [s.guess for s in suggest(table, rc, setting, hide_block, 10, parsed[place])]
+            [s.guess for s in suggest(table, rc, setting, hide_block, REACH, parsed[place])]
         )
     return formula_metrics(golds, guesses, k=top_k), golds, guesses

@@ -137,7 +137,7 @@ def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
     import torch
 
     from fortap.model.config import ModelConfig
-    from fortap.tasks.formula_prediction.checkpoint import baseline_encoder
+    from fortap.model.pretrained import baseline_encoder
 
     tiny = ModelConfig.tiny(vocab_size=vocab_size, hidden_dropout=0.0)
     torch.manual_seed(cfg.training.seed)

@@ -5,8 +5,8 @@ Workbooks are split by key as the corpus does (`fortap.corpus.split`); a corpus'
 trained on is evaluated, and `leaked_books` counts evaluation workbooks that a corpus put in
 train. With few workbooks the hashed split can leave dev or test empty; then the workbooks are
 assigned in name order (the last quarter to test, one to dev), still never sharing a workbook
-between sides, and the note says so. `spread` and `spread_per_book` cap a side evenly, over
-the whole side or within each workbook.
+between sides, and the note says so. `spread` (`fortap.corpus.spread`) and `spread_per_book`
+cap a side evenly, over the whole side or within each workbook.
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
 
 from fortap.corpus.split import SPLITS, SplitConfig, book_key
+from fortap.corpus.spread import spread
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
 from fortap.table.io import read_tables as read_tables  # one reader for every command
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, split_examples
-
-T = TypeVar("T")
 
 
 def split_for_run(
@@ -57,14 +55,6 @@ def split_for_run(
         f"{n_dev} dev, {n_test} test"
     )
     return split, note
-
-
-def spread(examples: Sequence[T], n: int) -> list[T]:
-    """`n` of `examples` at evenly spaced positions, order kept: a cap that still reaches every
-    part of the test split (its examples come workbook by workbook)."""
-    if n >= len(examples):
-        return list(examples)
-    return [examples[i * len(examples) // n] for i in range(n)]
 
 
 def spread_per_book(examples: Sequence[Example], cap: int) -> list[Example]:

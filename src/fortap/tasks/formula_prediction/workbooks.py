@@ -54,15 +54,15 @@ def hit_tallies(
 
 def workbook_metrics(tallies: Tallies) -> dict[str, dict[str, float]]:
     """Per metric: the pooled value and the per-workbook mean, each with its 95 % interval
-    (`pooled`, `pooled_low`, `pooled_high`, `per_book`, `per_book_low`, `per_book_high`) and
+    (`pooled`, `pooled_low`, `pooled_high`, `per_workbook`, `per_workbook_low`, `per_workbook_high`) and
     the number of workbooks that carry it (`books`)."""
     out = {}
     for metric, by_book in tallies.items():
-        pooled, mean = (bootstrap_rate(by_book, per_book=p) for p in (False, True))
+        pooled, mean = (bootstrap_rate(by_book, per_workbook=p) for p in (False, True))
         out[metric] = {
             "pooled": pooled["value"], "pooled_low": pooled["low"],
-            "pooled_high": pooled["high"], "per_book": mean["value"],
-            "per_book_low": mean["low"], "per_book_high": mean["high"], "books": pooled["books"],
+            "pooled_high": pooled["high"], "per_workbook": mean["value"],
+            "per_workbook_low": mean["low"], "per_workbook_high": mean["high"], "books": pooled["books"],
         }  # fmt: skip
     return out
 
@@ -72,5 +72,5 @@ def metric_gap(a: Tallies, b: Tallies, metric: str) -> dict[str, dict[str, float
     workbook, each {"gap", "low", "high", "books"} with its 95 % workbook-bootstrap interval."""
     return {
         "pooled": bootstrap_gap(a[metric], b[metric]),
-        "per_book": bootstrap_gap(a[metric], b[metric], per_book=True),
+        "per_workbook": bootstrap_gap(a[metric], b[metric], per_workbook=True),
     }

@@ -1,16 +1,19 @@
-"""Reference points of `bench/pretrain.py` for the ForTaP objectives, measured on the same dev
-targets as the model, and how surely the model beats each one.
+"""Reference points for the ForTaP objectives: what a predictor that does not read the table
+scores on the same targets as the model, so a dev metric says how much the encoder learnt.
 
-- NRP: the majority class, a rule that reads positions only (chosen by hand) and the same rule
-  fitted on the training samples' header pairs;
-- NCP: always one class (the training majority, or the dev targets' own), and a rule that
-  answers the most frequent class per operand shape;
-- formula MLM: the most frequent operator, and a uniform guess among the cells for references;
-- gaps: per-workbook tallies of the baselines and workbook-bootstrap intervals of the model's
-  gap over them (`fortap.evaluation.by_workbook`).
+- NRP (`nrp`): the majority class (`nrp_baseline`), a rule that reads positions only, chosen
+  by hand (`nrp_position_rule`), and the same kind of rule fitted on the training samples'
+  header pairs (`nrp_fitted_position_rule`);
+- NCP (`ncp`): always one class (`ncp_baseline`: the training majority from
+  `ncp_class_counts`, or the evaluated targets' own), and a rule that answers the most frequent
+  class per operand shape (`ncp_position_rule`);
+- formula MLM (`formula_mlm`): the most frequent operator, and a uniform guess among the cells
+  for references (`formula_mlm_baseline`).
 
-Bench code, not library code: nothing in `fortap` needs these. Tests import it as
-`bench.pretrain_baselines` (the repository root is on the test path).
+Each is a function of built targets (`targets[name]` of examples) or of the samples' formula
+facts (`targets[FORMULA_KEY]`), and returns the metrics the objective logs ("acc", "f1", "n").
+`bench/pretrain.py` measures them beside the model and puts workbook-bootstrap intervals on
+the gaps.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from collections import Counter
 
 from fortap.encoding.example import Example
 from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
-from fortap.evaluation.by_workbook import Tally, books_of, bootstrap_gap, effective_books, tallies
 from fortap.objectives import ncp, nrp
 from fortap.objectives.base import f1
 
@@ -173,71 +175,3 @@ def formula_mlm_baseline(
     return {"acc": (op_hits + ref_hits) / n if n else 0.0, "acc_op": op_hits / n_op if n_op else 0.0,
             "acc_ref": ref_hits / n_ref if n_ref else 0.0, "n": float(n),
             "majority_op": float(majority)}  # fmt: skip
-
-
-# (objective, baseline name, what it is): the gaps the bench reports
-GAPS = (("nrp", "majority", "NRP pair accuracy - majority class"),
-        ("nrp", "rule", "NRP hand position rule - majority class"),
-        ("ncp", "majority", "NCP accuracy - training majority"),
-        ("formula_mlm", "majority", "formula MLM accuracy - majority / uniform guess"))  # fmt: skip
-
-
-def _tally(metrics: dict[str, float]) -> Tally:
-    """A baseline's {"acc", "n"} over one workbook as hits and count."""
-    return Tally(metrics["acc"] * metrics["n"], metrics["n"])
-
-
-def baseline_tallies(examples: list, base: dict) -> dict[tuple[str, str], dict[str, Tally]]:
-    """{(objective, baseline): {workbook: Tally}} on the dev examples' built targets, each
-    baseline answering as it does over the whole dev subset (`base`, from `baselines()` of `bench/pretrain.py`): NRP's
-    majority class, NRP's hand position rule, NCP's training majority, formula MLM's most
-    frequent operator with a uniform guess among the cells for references."""
-    nrp_major = int(base["nrp"]["majority_label"])
-    out: dict[tuple[str, str], dict[str, Tally]] = {key[:2]: {} for key in GAPS}
-    for book, group in books_of(examples).items():
-        labels = [y for e in group if (v := e.targets.get("nrp")) for y in v["labels"]]
-        if labels:
-            out["nrp", "majority"][book] = Tally(labels.count(nrp_major), len(labels))
-            out["nrp", "rule"][book] = _tally(nrp_position_rule(group))
-        values = [e.targets.get("ncp") for e in group]
-        got = ncp_baseline(values, majority=int(base["ncp"]["majority_class"]))
-        if got["n"]:
-            out["ncp", "majority"][book] = _tally(got)
-        values = [e.targets.get("formula_mlm") for e in group]
-        cells = [len(e.cell_coords) for e in group]
-        got = formula_mlm_baseline(values, cells, majority=int(base["formula_mlm"]["majority_op"]))
-        if got["n"]:
-            out["formula_mlm", "majority"][book] = _tally(got)
-    return out
-
-
-def gap_rows(per_book: dict, base_tallies: dict, rounds: int = 2000) -> list[dict]:
-    """One row per `GAPS` entry: the gap (model - baseline, or rule - majority for NRP's rule),
-    its 95 % workbook-bootstrap interval, the workbooks and the effective workbooks
-    (`effective_books`) that carry the targets."""
-    rows = []
-    for name, which, label in GAPS:
-        base = base_tallies[name, which]
-        if not base:
-            continue
-        if which == "rule":  # the rule against the majority class: how wide the bar is
-            upper, base = base, base_tallies[name, "majority"]
-        else:
-            upper = tallies(per_book, name)
-        got = bootstrap_gap(upper, base, rounds=rounds)
-        rows.append({"objective": name, "gap_of": label, **got,
-                     "effective_books": effective_books([t.n for t in base.values()])})  # fmt: skip
-    return rows
-
-
-def print_gaps(rows: list[dict]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="by workbook (95 % interval: workbooks resampled with replacement)")
-    for col in ("gap", "value", "interval", "workbooks", "effective"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        table.add_row(r["gap_of"], f"{r['gap']:+.4f}", f"[{r['low']:+.4f}, {r['high']:+.4f}]",
-                      f"{r['books']:.0f}", f"{r['effective_books']:.1f}")  # fmt: skip
-    Console().print(table)

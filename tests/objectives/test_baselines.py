@@ -1,14 +1,15 @@
-"""The baselines of `bench/pretrain.py` (`bench/helpers/pretrain_baselines.py`) on literal formula
-samples and on the tiny real corpus: hand-counted accuracies, and per-workbook tallies that add
-up to the whole-dev numbers."""
+"""The reference points of the ForTaP objectives (`fortap.objectives.baselines`) on literal
+formula samples: hand-counted accuracies."""
 
 from __future__ import annotations
 
 import pytest
-from bench.helpers.pretrain_baselines import (
-    baseline_tallies,
+
+from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
+from fortap.objectives import ncp, nrp
+from fortap.objectives.base import TargetContext
+from fortap.objectives.baselines import (
     formula_mlm_baseline,
-    gap_rows,
     ncp_baseline,
     ncp_class_counts,
     ncp_operand_shape,
@@ -18,13 +19,8 @@ from bench.helpers.pretrain_baselines import (
     nrp_position_rule,
 )
 
-from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
-from fortap.objectives import ncp, nrp
-from fortap.objectives.base import TargetContext
-from fortap.training.run_config import load_config
-from tests.objectives.formula_samples import formula_example
-from tests.objectives.objective_kit import seeded
-from tests.training.test_checkpoint import CORPUS
+from .formula_samples import formula_example
+from .objective_kit import seeded
 
 
 def ctx(vocab, seed=0, max_tokens=256):
@@ -120,26 +116,3 @@ def test_class_counts_take_neighbour_groups_even_when_the_formula_is_shown_as_to
         cell=1, mode="tokens", ncp=((13, (2, 3)),), ncp_neighbours=((1, (4, 5)),)
     )
     assert ncp_class_counts([facts]) == {1: 1}
-
-
-def test_baseline_tallies_add_up_to_the_whole_dev_baselines(tiny_corpus):
-    from fortap.training.pretrain import setup_pretrain
-
-    cfg = load_config("tiny", [*CORPUS, "data.eval_samples=0"])
-    examples = setup_pretrain(cfg, tiny_corpus, "random").eval_examples
-    values = {n: [e.targets.get(n) for e in examples] for n in ("nrp", "ncp", "formula_mlm")}
-    cells = [len(e.cell_coords) for e in examples]
-    base = {"nrp": nrp_baseline(values["nrp"]), "ncp": ncp_baseline(values["ncp"]),
-            "formula_mlm": formula_mlm_baseline(values["formula_mlm"], cells)}  # fmt: skip
-    got = baseline_tallies(examples, base)
-    whole = {("nrp", "majority"): base["nrp"], ("ncp", "majority"): base["ncp"],
-             ("formula_mlm", "majority"): base["formula_mlm"],
-             ("nrp", "rule"): nrp_position_rule(examples)}  # fmt: skip
-    for key, metrics in whole.items():
-        hits, n = (sum(getattr(t, f) for t in got[key].values()) for f in ("hits", "n"))
-        assert n == metrics["n"] > 0, key
-        assert hits / n == pytest.approx(metrics["acc"]), key
-    per_book = {b: {"acc/nrp": t.hits / t.n, "n/nrp": t.n} for b, t in got["nrp", "rule"].items()}
-    rows = {r["gap_of"]: r for r in gap_rows(per_book, got, rounds=50)}
-    rule = rows["NRP hand position rule - majority class"]["gap"]
-    assert rows["NRP pair accuracy - majority class"]["gap"] == pytest.approx(rule)
