@@ -63,8 +63,12 @@ def chunk_rows(
     """
     cfg = cfg or SerializeConfig()
     cost = _Costs(table, tokenizer, cfg, skip_empty)
-    room = _budget(tokenizer, cfg, context)
     cols = range(table.n_cols) if cols is None else cols
+    return _row_windows(table, cost, _budget(tokenizer, cfg, context), cols)
+
+
+def _row_windows(table: Table, cost: _Costs, room: int, cols: Sequence[int]) -> list[list[RC]]:
+    """`chunk_rows` over `cols`, with the cell costs and the room for cells given."""
     n_header = min(table.top_header_rows, table.n_rows)
     header = [rc for r in range(n_header) for rc in cost.row(r, cols)]
     room -= cost(header)
@@ -97,7 +101,11 @@ def chunk_cols(
     when the whole width fits."""
     cfg = cfg or SerializeConfig()
     cost = _Costs(table, tokenizer, cfg, skip_empty)
-    room = _budget(tokenizer, cfg, context)
+    return _bands(table, cost, _budget(tokenizer, cfg, context))
+
+
+def _bands(table: Table, cost: _Costs, room: int) -> list[list[int]]:
+    """`chunk_cols`, with the cell costs and the room for cells given."""
     n_left = min(table.left_header_cols, table.n_cols)
     n_header = min(table.top_header_rows, table.n_rows)
     left = list(range(n_left))
@@ -127,10 +135,10 @@ def chunk_table(
     skip_empty: bool = False,
 ) -> list[list[RC]]:
     """Row windows of every column band (`chunk_cols`), band by band (see module doc)."""
-    bands = chunk_cols(table, tokenizer, cfg, context, skip_empty)
-    return [
-        w for band in bands for w in chunk_rows(table, tokenizer, cfg, context, skip_empty, band)
-    ]
+    cfg = cfg or SerializeConfig()
+    cost = _Costs(table, tokenizer, cfg, skip_empty)  # each cell tokenised once for all bands
+    room = _budget(tokenizer, cfg, context)
+    return [w for band in _bands(table, cost, room) for w in _row_windows(table, cost, room, band)]
 
 
 class _Costs:
