@@ -19,6 +19,19 @@ from fortap.config import ConfigError, compose
 C = TypeVar("C")
 
 
+# The CLI flags that every fine-tuned task maps to the same keys of its run config (each task's
+# `SHORTHANDS` adds its own, e.g. `corpus` or `beam`).
+FINETUNE_SHORTHANDS = {
+    "encoder": "encoder.name",
+    "checkpoint": "encoder.checkpoint",
+    "steps": "training.steps",
+    "lr": "optim.lr",
+    "seed": "training.seed",
+    "model": "evaluation.model",
+    "progress": "training.progress",
+}
+
+
 def config_dict(cfg: Any) -> dict[str, Any]:
     """A run config as a nested dict of plain values (tuples as lists), e.g. for JSON."""
     return json.loads(json.dumps(dataclasses.asdict(cfg)))

@@ -22,6 +22,7 @@ from typing import Literal
 from fortap.encoding.serialize import SerializeConfig
 from fortap.model.pretrained import ENCODERS
 from fortap.tasks.cell_types.split import N_FOLDS
+from fortap.tasks.run_config import FINETUNE_SHORTHANDS
 from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
@@ -118,13 +119,4 @@ class CellTypesRunConfig:
     evaluation: CTEvaluation = field(default_factory=CTEvaluation)
 
 
-SHORTHANDS = {  # CLI flag -> config key
-    "encoder": "encoder.name",
-    "checkpoint": "encoder.checkpoint",
-    "steps": "training.steps",
-    "lr": "optim.lr",
-    "encoder_lr": "optim.encoder_lr",
-    "seed": "training.seed",
-    "progress": "training.progress",
-    "model": "evaluation.model",
-}
+SHORTHANDS = {**FINETUNE_SHORTHANDS, "encoder_lr": "optim.encoder_lr"}  # CLI flag -> config key

@@ -26,6 +26,7 @@ from fortap.tasks.formula_prediction.examples import (
     FormulaExamplesConfig,
     with_serialize,
 )
+from fortap.tasks.run_config import FINETUNE_SHORTHANDS
 from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
@@ -237,16 +238,10 @@ class FormulaRunConfig:
 
 
 SHORTHANDS = {  # CLI flag -> config key
-    "encoder": "encoder.name",
-    "checkpoint": "encoder.checkpoint",
-    "steps": "training.steps",
-    "lr": "optim.lr",
+    **FINETUNE_SHORTHANDS,
     "encoder_lr": "optim.encoder_lr",
     "corpus": "data.corpus",
     "max_test": "evaluation.max_test",
     "curve": "evaluation.curve",
-    "seed": "training.seed",
-    "model": "evaluation.model",
-    "progress": "training.progress",
     "beam": "decoding.beam",
 }

@@ -14,6 +14,7 @@ from typing import Literal
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.model.pretrained import ENCODERS
+from fortap.tasks.run_config import FINETUNE_SHORTHANDS
 from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
@@ -108,12 +109,4 @@ class QARunConfig:
     evaluation: QAEvaluation = field(default_factory=QAEvaluation)
 
 
-SHORTHANDS = {
-    "encoder": "encoder.name",
-    "checkpoint": "encoder.checkpoint",
-    "steps": "training.steps",
-    "lr": "optim.lr",
-    "seed": "training.seed",
-    "model": "evaluation.model",
-    "progress": "training.progress",
-}
+SHORTHANDS = dict(FINETUNE_SHORTHANDS)  # CLI flag -> config key
