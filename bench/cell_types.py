@@ -1,7 +1,7 @@
 """Cell type classification on SAUS: encoders against a cell-feature forest on 5 file-grouped folds.
 
-    .venv/bin/python bench/cell_types.py [--json PATH] [--runs /work/state/cell_types]
-        [--cache /work/state/cell_types/baselines.json] [--refresh]
+    .venv/bin/python bench/cell_types.py [--json PATH] [--runs runs/cell_types]
+        [--cache runs/cell_types/baselines.json] [--refresh]
 
 Every system is scored on the same folds (`fortap.tasks.cell_types.split`, the shipped
 `saus_folds.json`) and the same cells (each labelled cell once): macro-F1 over the six classes
@@ -42,7 +42,7 @@ from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "saus_ctc"
-RUNS = Path("/work/state/cell_types")
+RUNS = Path(__file__).resolve().parents[1] / "runs" / "cell_types"  # git-ignored
 ENCODERS = ("minilm", "fortap-tiny", "tuta-tiny", "random")
 FOREST = "forest+position"
 BASELINES = ("majority", "forest", FOREST)

@@ -2,7 +2,7 @@
 # Clean TUTA and ForTaP encoders for table QA: the tiny-1h recipe (models/encoders/README.md) on a
 # corpus without HiTab's annotation workbooks, which hold HiTab tables (dev table 45 among them).
 #
-#   bash bench/table_qa_clean_pretrain.sh [WORK]      (WORK default /work/state/table_qa/clean)
+#   bash bench/table_qa_clean_pretrain.sh [WORK]      (WORK default runs/table_qa/clean)
 #
 # Budget: 1 hour of pretraining per encoder on one thread (training.max_minutes=60, the
 # schedule paced by the clock), as the tiny-1h encoders; ingest and build-corpus take minutes.
@@ -12,7 +12,7 @@
 #   fortap finetune table-qa ../shared/data/hitab -o OUT --encoder tuta --checkpoint models/encoders/tuta-tiny-1h-clean
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK=${1:-/work/state/table_qa/clean}
+WORK=${1:-runs/table_qa/clean}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 mkdir -p "$WORK"
 # every data folder except hitab/ (whose only workbooks are annotation_examples/)
