@@ -85,14 +85,16 @@ def run_folds(runs: Path) -> dict[str, dict[int, dict[str, list]]]:
 
 
 def pairs(names: list[str]) -> list[tuple[str, str]]:
-    """The gaps reported: every run against the forest with position; at each tiny-encoder
-    recipe (`fortap-tiny`, `fortap-tiny-elr1e-3`, ...) fortap vs tuta and each vs random;
-    MiniLM vs random and vs the tiny pair."""
-    tails = sorted({n.removeprefix("fortap-tiny") for n in names if n.startswith("fortap-tiny")})
+    """The gaps reported: every run against the forest with position; at each pretraining
+    recipe (the name after `fortap`: `-tiny`, `-tiny-elr1e-3`, `-gpu3m`, ...) fortap vs tuta,
+    and each vs that recipe's unpretrained start (`minilm` with the same tail where it ran,
+    else `random`); MiniLM vs random and vs the tiny pair."""
     out = [(n, FOREST) for n in names]
-    for t in tails:
-        out += [(f"fortap-tiny{t}", f"tuta-tiny{t}"), (f"fortap-tiny{t}", "random")]
-        out += [(f"tuta-tiny{t}", "random")]
+    for name in names:
+        if name.startswith("fortap"):
+            tail = name.removeprefix("fortap")
+            start = f"minilm{tail}" if f"minilm{tail}" in names else "random"
+            out += [(name, f"tuta{tail}"), (name, start), (f"tuta{tail}", start)]
     out += [("minilm", "random"), ("minilm", "fortap-tiny"), ("minilm", "tuta-tiny")]
     known = {*names, FOREST}
     return [(a, b) for a, b in out if a in known and b in known]

@@ -11,11 +11,12 @@ answered by each system and scored with HiTab's matching rules (`fortap.tasks.ta
 - each `--model` (a `fortap finetune table-qa` model folder, named NAME in the table), or each
   `--run` (a finished `fortap finetune table-qa` run folder: its model's scores as that run's
   own evaluation measured them, in its metrics.json, beside its own baselines).
-Intervals: 95 %, resampling tables. Also measured: the share of dev questions whose HiTab labels
+Intervals: 95 %, resampling tables; paired gaps between `--run`s of one pretraining recipe
+(fortap vs tuta, each vs minilm: `gap_pairs`) on the same questions. Also measured: the share of dev questions whose HiTab labels
 map into the operation set (target >= 96 %), the share whose target re-executes to the gold
 answer, and the share whose gold cells survive the input's cut (the ceiling). Ratios are
-against the overlap rule of the same file, measured in the same run. Targets: the best system
-reaches 40 % on test_samples.jsonl (published: HiTab's parser 42.3 %, ForTaP 47.0 %).
+against the overlap rule of the same file, measured in the same run. Targets: the system best
+on dev reaches 40 % on test_samples.jsonl (published: HiTab's parser 42.3 %, ForTaP 47.0 %).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import time
 from pathlib import Path
 
 from fortap.encoding.serialize import SerializeConfig
+from fortap.evaluation.by_workbook import Tally, bootstrap_gap
 from fortap.tasks.table_qa.checkpoint import load_qa_model
 from fortap.tasks.table_qa.evaluate import baselines, model_rows, system_rows
 from fortap.tasks.table_qa.questions import QuestionBuilder
@@ -88,12 +90,58 @@ def show(rows: list[dict], cover: dict) -> None:
               f"the gold {c['verified']:.3f}, gold cells survive the cut {c['gold_shown']:.3f}")  # fmt: skip
 
 
+def gap_pairs(names: list[str]) -> list[tuple[str, str]]:
+    """At each pretraining recipe (the run name after `fortap`): fortap vs tuta, and each vs
+    the `minilm` run of the same tail (the unpretrained start)."""
+    out = []
+    for name in names:
+        if name.startswith("fortap"):
+            tail = name.removeprefix("fortap")
+            out += [
+                (name, f"tuta{tail}"),
+                (name, f"minilm{tail}"),
+                (f"tuta{tail}", f"minilm{tail}"),
+            ]
+    return [(a, b) for a, b in out if a in names and b in names]
+
+
+def run_tallies(folder: Path, split: str, table_of: dict[str, str]) -> dict[str, Tally]:
+    """Right answers and questions per table of a run's model on `split` (its predictions)."""
+    tallies: dict[str, list[int]] = {}
+    with open(folder / "predictions.jsonl") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["split"] == split and rec["system"] == "model":
+                tally = tallies.setdefault(table_of[rec["id"]], [0, 0])
+                tally[0] += bool(rec["right"])
+                tally[1] += 1
+    return {t: Tally(h, n) for t, (h, n) in tallies.items()}
+
+
+def gap_rows(runs: list[str], splits: list[str], hitab: HitabSet) -> list[dict]:
+    """Paired accuracy gaps between runs on the same questions, 95 % intervals resampling tables."""
+    folders = {name: Path(folder) for name, _, folder in (s.partition("=") for s in runs)}
+    rows = []
+    for split in splits:
+        table_of = {q.id: q.table_id for q in hitab.samples(split)}
+        tallies = {n: run_tallies(f, split, table_of) for n, f in folders.items()}
+        for a, b in gap_pairs(list(folders)):
+            gap = bootstrap_gap(tallies[a], tallies[b])
+            rows.append({"split": split, "gap": f"{a} - {b}", "value": gap["gap"],
+                         "low": gap["low"], "high": gap["high"], "tables": gap["books"]})  # fmt: skip
+    return rows
+
+
 def targets(rows: list[dict], cover: dict) -> list[dict]:
-    best = max((r["accuracy"] for r in rows if r["split"] == "test"), default=0.0)
+    """The test accuracy of the system best on dev (chosen there, not on test)."""
+    dev = {r["system"]: r["accuracy"] for r in rows if r["split"] == "dev"}
+    test = {r["system"]: r["accuracy"] for r in rows if r["split"] == "test"}
+    chosen = max((s for s in test if s in dev), key=dev.get, default=None)
+    best = test.get(chosen, 0.0)
     mapped = cover.get("dev", {}).get("mapped", 0.0)
     return [
-        {"name": "test execution accuracy, best system", "value": best, "target": 0.40,
-         "met": best >= 0.40},
+        {"name": f"test execution accuracy of the system best on dev ({chosen})", "value": best,
+         "target": 0.40, "met": best >= 0.40},
         {"name": "dev labels in the operation set", "value": mapped, "target": 0.96,
          "met": mapped >= 0.96},
     ]  # fmt: skip
@@ -124,6 +172,9 @@ def main(argv=None) -> int:
         rows += split_rows(split, items, answerers, models, hitab, tokenizer, builders)
         rows += run_rows(split, args.run)
     show(rows, cover)
+    gaps = gap_rows(args.run, args.splits, hitab)
+    for g in gaps:
+        print(f"{g['split']:8} {g['gap']:30} {g['value']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]")
     goals = targets(rows, cover)
     for goal in goals:
         print(f"target {goal['name']}: {goal['value']:.3f} (>= {goal['target']}) "
@@ -131,7 +182,7 @@ def main(argv=None) -> int:
     print(f"({time.perf_counter() - started:.0f} s)")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"results": rows, "targets": goals, "coverage": cover}
+        payload = {"results": rows + gaps, "targets": goals, "coverage": cover}
         args.json.write_text(json.dumps(payload, indent=1) + "\n")
     return 0
 

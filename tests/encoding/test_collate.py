@@ -99,3 +99,15 @@ def test_broken_examples_are_named(examples):
     examples[1].rows.pop()
     with pytest.raises(ValueError, match="example 1 has 4 rows for 5 tokens"):
         collate(examples)
+
+
+def test_batch_to_moves_every_nested_target(examples):
+    """Objectives' targets are dicts of tensors (and lists of them): all follow the batch."""
+    batch = collate(examples[:2])
+    batch.targets["nested"] = {"a": torch.zeros(2), "b": [torch.ones(1), 3], "c": "text"}
+    moved = batch.to("meta")
+    assert moved.token_ids.device.type == "meta"
+    assert moved.targets["nested"]["a"].device.type == "meta"
+    assert moved.targets["nested"]["b"][0].device.type == "meta"
+    assert moved.targets["nested"]["b"][1] == 3 and moved.targets["nested"]["c"] == "text"
+    assert batch.targets["nested"]["a"].device.type == "cpu"  # the original stays

@@ -31,3 +31,17 @@ def test_on_and_off_force_the_choice():
 def test_an_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="bf16 mode must be auto, on or off, got 'fast'"):
         use_bf16("fast")
+
+
+def test_autocast_for_follows_the_device_and_the_mode():
+    import contextlib
+
+    from fortap.model.precision import autocast_for, device_of
+
+    assert isinstance(autocast_for("cpu", "off"), contextlib.nullcontext)
+    assert isinstance(autocast_for("cuda", "off"), contextlib.nullcontext)
+    assert isinstance(autocast_for("cpu", "on"), torch.autocast)
+    with pytest.raises(ValueError, match="bf16 mode"):
+        autocast_for("cuda", "fast")
+    assert device_of(torch.nn.Linear(2, 2)).type == "cpu"
+    assert device_of(torch.nn.ReLU()).type == "cpu"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from fortap.model.precision import use_bf16
 from fortap.training.logs import mean_logs
-from fortap.training.loop import TrainConfig, schedule_step, use_bf16
+from fortap.training.loop import TrainConfig, schedule_step
 
 
 def test_accuracies_are_weighted_by_their_counts():
@@ -38,7 +39,9 @@ def test_the_schedule_follows_steps_unless_paced_by_the_clock():
     assert schedule_step(30, elapsed=1e6, cfg=unlimited) == 30
 
 
-@pytest.mark.parametrize(("field", "value"), [("steps", 0), ("grad_accum", 0), ("bf16", "yes")])
+@pytest.mark.parametrize(
+    ("field", "value"), [("steps", 0), ("grad_accum", 0), ("bf16", "yes"), ("device", "tpu")]
+)
 def test_config_rejects_nonsense_naming_the_field(field, value):
     with pytest.raises(ValueError, match=f"TrainConfig.{field}"):
         TrainConfig(**{field: value})

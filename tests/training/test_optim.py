@@ -105,3 +105,52 @@ def test_minilm_initialisation_records_its_new_parameters():
     assert encoder.new_parameters == frozenset(report.new)
     assert "embeddings.top_tree_embeddings.weight" in encoder.new_parameters
     assert "embeddings.word_embeddings.weight" not in encoder.new_parameters
+
+
+class _Embeddings(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.word_embeddings = nn.Embedding(10, 4)
+
+
+class _Encoder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embeddings = _Embeddings()
+        self.layer = nn.Linear(4, 4)
+
+
+class _WithHead(nn.Module):
+    """An encoder with a token table and a head tied to it, as the MLM decoder is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoder = _Encoder()
+        self.head_bias = nn.Parameter(torch.zeros(10))
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        hidden = self.encoder.layer(self.encoder.embeddings.word_embeddings(ids))  # (N, 4)
+        return hidden @ self.encoder.embeddings.word_embeddings.weight.t() + self.head_bias
+
+
+def test_frozen_word_embeddings_stay_and_the_rest_learns():
+    model = _WithHead()
+    table = model.encoder.embeddings.word_embeddings.weight
+    before, layer_before = table.detach().clone(), model.encoder.layer.weight.detach().clone()
+    optimizer = build_optimizer(model, OptimConfig(lr=0.1, freeze_word_embeddings=True))
+    held = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    assert id(table) not in held and not table.requires_grad
+    loss = torch.nn.functional.cross_entropy(
+        model(torch.tensor([1, 2, 3])), torch.tensor([3, 2, 1])
+    )
+    loss.backward()
+    optimizer.step()
+    assert torch.equal(table, before)
+    assert not torch.equal(model.encoder.layer.weight, layer_before)
+
+
+def test_word_embeddings_learn_unless_frozen():
+    model = _WithHead()
+    optimizer = build_optimizer(model, OptimConfig(lr=0.1))
+    held = {id(p) for g in optimizer.param_groups for p in g["params"]}
+    assert id(model.encoder.embeddings.word_embeddings.weight) in held

@@ -119,5 +119,15 @@ class Batch:
             for name, value in self.__dict__.items()
             if name not in ("targets", "meta")
         }
-        targets = {k: (v.to(device) if hasattr(v, "to") else v) for k, v in self.targets.items()}
-        return Batch(**moved, targets=targets, meta=self.meta)
+        return Batch(**moved, targets=_moved(self.targets, device), meta=self.meta)
+
+
+def _moved(value: Any, device) -> Any:
+    """`value` with every tensor in it (through dicts, lists and tuples) on `device`."""
+    if hasattr(value, "to") and not isinstance(value, (dict, list, tuple)):
+        return value.to(device)
+    if isinstance(value, dict):
+        return {k: _moved(v, device) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_moved(v, device) for v in value)
+    return value

@@ -13,6 +13,9 @@ Inference is the exception, decided by `bf16_inference_supported`: a forward pas
 on any CPU with native bf16 dot products (AMX or AVX512-BF16) keeps the encoder's states within
 `bench/encoder.py`'s printed agreement of fp32 (cosine ~0.999) at 1.6x the speed, and inference
 builds no gradients, so none of the training traps apply.
+
+On a GPU (`TrainConfig.device` "cuda"), "auto" means bf16 autocast: the CPU traps do not apply
+there, and bf16 matrix products are the GPU's native fast path (`autocast_for`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import contextlib
 
 import torch
+from torch import nn
 
 
 def bf16_autocast_supported() -> bool:
@@ -50,3 +54,22 @@ def cpu_autocast(enabled: bool) -> contextlib.AbstractContextManager:
     if not enabled:
         return contextlib.nullcontext()
     return torch.autocast("cpu", dtype=torch.bfloat16)
+
+
+def autocast_for(device: str | torch.device, mode: str) -> contextlib.AbstractContextManager:
+    """The training autocast of a run in `mode` on `device`: on CPU as `use_bf16` decides; on
+    CUDA bf16 unless `mode` is "off"."""
+    kind = torch.device(device).type
+    if mode not in BF16_MODES:
+        raise ValueError(f"bf16 mode must be auto, on or off, got {mode!r}")
+    if kind == "cpu":
+        return cpu_autocast(use_bf16(mode))
+    if mode == "off":
+        return contextlib.nullcontext()
+    return torch.autocast(kind, dtype=torch.bfloat16)
+
+
+def device_of(module: nn.Module) -> torch.device:
+    """Where `module`'s parameters live (the CPU for a module without any)."""
+    first = next(module.parameters(), None)
+    return first.device if first is not None else torch.device("cpu")

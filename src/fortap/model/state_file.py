@@ -45,12 +45,14 @@ def save_state(
     seen: dict[tuple, str] = {}
     for name, tensor in state.items():
         t = tensor.detach().cpu()
-        key = (  # of the module's own tensor: a narrowed copy is a temporary whose address recurs
-            t.untyped_storage().data_ptr(),
-            t.storage_offset(),
-            tuple(t.shape),
-            t.stride(),
-            t.dtype,
+        key = (  # of the module's own tensor: a narrowed or GPU-to-CPU copy is a temporary
+            # whose address recurs
+            tensor.device,
+            tensor.untyped_storage().data_ptr(),
+            tensor.storage_offset(),
+            tuple(tensor.shape),
+            tensor.stride(),
+            tensor.dtype,
         )
         if t.numel() and key in seen:
             aliases[name] = seen[key]

@@ -153,7 +153,7 @@ def _gather(states: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 def _labels(target: dict[str, torch.Tensor]) -> torch.Tensor:
     """Query i answers blank i; padded queries are ignored (-100)."""
     B, Q = target["mask"].shape
-    labels = torch.arange(Q).expand(B, Q).clone()
+    labels = torch.arange(Q, device=target["mask"].device).expand(B, Q).clone()
     return labels.masked_fill(~target["mask"], -100)
 
 

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch
+from fortap.model.precision import device_of
 from fortap.objectives.base import f1
 
 
@@ -50,9 +51,10 @@ def evaluate(model: nn.Module, batches: Sequence[Batch], autocast=None) -> dict[
     was_training = model.training
     model.eval()
     window: dict[str, list[float]] = defaultdict(list)
+    device = device_of(model)
     for batch in batches:
         with autocast or nullcontext():
-            _, logs = model(batch)
+            _, logs = model(batch.to(device))
         for key, value in logs.items():
             window[key].append(value)
     model.train(was_training)

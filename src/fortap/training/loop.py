@@ -18,7 +18,9 @@ same). With `keep_best` (an evaluated metric; lower is better, or higher with
 `keep_best_mode` "max") the model ends in the state where that metric was best, not the last
 (`fortap.training.best`).
 
-bf16 autocast is used only where the CPU has AMX tiles ("auto"), or when asked ("on").
+bf16 autocast is used only where the CPU has AMX tiles ("auto"), or when asked ("on"); on a
+GPU (`device` "cuda") "auto" is bf16 (`model.precision.autocast_for`). The model moves to
+`device` before the optimizer is built, and every batch follows it.
 Under torchrun (`dist`, see `fortap.training.distributed`) the module is wrapped in DDP, the
 source is the rank's shard, and only rank 0 logs, evaluates and saves.
 """
@@ -38,7 +40,7 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch
-from fortap.model.precision import use_bf16
+from fortap.model.precision import autocast_for
 from fortap.training.best import BestState
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from fortap.training.distributed import Dist, barrier, gather, no_sync, wrap
@@ -59,6 +61,7 @@ class TrainConfig:
     keep_checkpoints: int = 2  # newest checkpoints kept on disk
     seed: int = 0  # seeds the model init, dropout and the data order
     bf16: Literal["auto", "on", "off"] = "auto"  # autocast to bf16 ("auto": only with AMX)
+    device: str = "cpu"  # where the model trains: "cpu", "cuda" or "cuda:N"
     progress: bool = True  # show a rich progress bar
     max_minutes: float = 0.0  # stop (with a checkpoint) after this wall-clock time; 0 = no limit
     pace_by_clock: bool = False  # with max_minutes: the schedule keeps up with the clock
@@ -75,6 +78,8 @@ class TrainConfig:
                 raise ValueError(f"TrainConfig.{name} must be >= 0, got {getattr(self, name)}")
         if self.bf16 not in ("auto", "on", "off"):
             raise ValueError(f"TrainConfig.bf16 must be auto, on or off, got {self.bf16!r}")
+        if self.device.split(":")[0] not in ("cpu", "cuda"):
+            raise ValueError(f"TrainConfig.device must be cpu, cuda or cuda:N, got {self.device!r}")
         if self.keep_best_mode not in ("min", "max"):
             raise ValueError(
                 f"TrainConfig.keep_best_mode must be min or max, got {self.keep_best_mode!r}"
@@ -124,6 +129,7 @@ def train(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     ckpt_root = out_dir / "checkpoints"
+    model.to(cfg.device)
     optimizer = build_optimizer(model, optim_cfg)
     result = TrainResult(step=0)
     best = BestState(cfg.keep_best, out_dir, cfg.keep_best_mode) if cfg.keep_best else None
@@ -139,7 +145,7 @@ def train(
             torch.set_rng_state(torch.tensor(rng, dtype=torch.uint8))
         result.step, result.resumed_from = int(state["step"]), latest
     net = wrap(model, dist)
-    autocast = torch.autocast("cpu", dtype=torch.bfloat16) if use_bf16(cfg.bf16) else nullcontext()
+    autocast = autocast_for(cfg.device, cfg.bf16)
     end = min(cfg.steps, stop_at) if stop_at is not None else cfg.steps
     meter = Meter(dist.world)
     started = time.perf_counter()
@@ -223,7 +229,7 @@ def _update(net, data, optimizer, cfg, optim_cfg, step, autocast, meter) -> None
     net.train()
     optimizer.zero_grad(set_to_none=True)
     for i in range(cfg.grad_accum):
-        batch = data.next_batch()
+        batch = data.next_batch().to(cfg.device)
         with no_sync(net, i < cfg.grad_accum - 1):
             with autocast:
                 loss, logs = net(batch)

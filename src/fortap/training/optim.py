@@ -27,6 +27,8 @@ class OptimConfig:
     warmup: float = 0.1  # share of the total steps spent warming up linearly from 0
     clip_norm: float = 1.0  # max global gradient norm; 0 disables clipping
     head_lr_scale: float = 1.0  # lr multiplier of freshly initialised parameters (param_groups)
+    freeze_word_embeddings: bool = False  # keep the encoder's token table (and the MLM decoder
+    # tied to it) at its initial values
 
     def __post_init__(self) -> None:
         if self.lr <= 0:
@@ -71,6 +73,11 @@ def param_groups(model: nn.Module, weight_decay: float, head_lr_scale: float = 1
 
 
 def build_optimizer(model: nn.Module, cfg: OptimConfig) -> torch.optim.AdamW:
+    """AdamW over `param_groups`; with `freeze_word_embeddings` the encoder's token table
+    is first set to require no gradient, so no group holds it."""
+    if cfg.freeze_word_embeddings:
+        encoder = getattr(model, "encoder", model)
+        encoder.embeddings.word_embeddings.weight.requires_grad_(False)
     return torch.optim.AdamW(
         param_groups(model, cfg.weight_decay, cfg.head_lr_scale),
         lr=cfg.lr,

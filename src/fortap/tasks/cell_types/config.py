@@ -84,6 +84,7 @@ class CTTraining:
     log_every: int = 10  # updates between metrics.jsonl lines
     save_every: int = 25  # updates between checkpoints (a stopped run resumes from the last)
     bf16: Literal["auto", "on", "off"] = "auto"  # see fortap.training.loop
+    device: str = "cpu"  # where the model trains and scores (see fortap.training.loop)
     progress: bool = True  # show the loop's progress bar
 
     def __post_init__(self) -> None:
@@ -94,7 +95,7 @@ class CTTraining:
     def loop(self) -> TrainConfig:
         return TrainConfig(steps=self.steps, batch_size=self.batch_size, log_every=self.log_every,
                            save_every=self.save_every, seed=self.seed, bf16=self.bf16,
-                           progress=self.progress)  # fmt: skip
+                           device=self.device, progress=self.progress)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import torch
 from fortap.encoding.example import Example
 from fortap.encoding.piece import RC
 from fortap.encoding.serialize import SerializeConfig
+from fortap.model.precision import device_of
 from fortap.table.model import Table
 from fortap.tasks.cell_types.examples import ct_batch, owners, table_windows
 from fortap.tasks.cell_types.model import CellTypeModel
@@ -22,10 +23,11 @@ def predict_windows(
     """The predicted class of each cell of each window (window order, cell order)."""
     was_training = model.training
     model.eval()
+    device = device_of(model)
     out: list[list[int]] = []
     for i in range(0, len(windows), batch_size):
         part = list(windows[i : i + batch_size])
-        best = model.logits(ct_batch(part)).argmax(-1)  # (B, C)
+        best = model.logits(ct_batch(part).to(device)).argmax(-1)  # (B, C)
         out += [best[b, : len(ex.cell_coords)].tolist() for b, ex in enumerate(part)]
     model.train(was_training)
     return out

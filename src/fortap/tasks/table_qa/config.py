@@ -71,6 +71,7 @@ class QATraining:
     seed: int = 0
     log_every: int = 10
     bf16: Literal["auto", "on", "off"] = "auto"
+    device: str = "cpu"  # where the model trains and answers (see fortap.training.loop)
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -83,7 +84,7 @@ class QATraining:
         return TrainConfig(
             steps=self.steps, batch_size=self.batch_size, log_every=self.log_every,
             eval_every=every, save_every=self.save_every, seed=self.seed, bf16=self.bf16,
-            progress=self.progress, max_minutes=self.max_minutes,
+            device=self.device, progress=self.progress, max_minutes=self.max_minutes,
             keep_best=DEV_ACCURACY if self.dev_checks else "", keep_best_mode="max",
         )  # fmt: skip
 

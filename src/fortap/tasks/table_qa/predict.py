@@ -18,6 +18,7 @@ import torch
 
 from fortap.encoding.example import Example
 from fortap.encoding.piece import RC
+from fortap.model.precision import device_of
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.inputs import qa_batch
 from fortap.tasks.table_qa.operations import ONE_CELL_OPS, OPS, TWO_CELL_OPS, Execution, execute
@@ -59,10 +60,11 @@ def predict(
 ) -> list[Prediction]:
     """Each example's operation, cells and execution (`paths`: each example's table)."""
     model.eval()
+    device = device_of(model)
     found: list[Prediction] = []
     for start in range(0, len(examples), batch_size):
         part = list(examples[start : start + batch_size])
-        cells, ops = model.scores(qa_batch(part))  # (B, C), (B, K)
+        cells, ops = model.scores(qa_batch(part).to(device))  # (B, C), (B, K)
         probs = torch.sigmoid(cells)  # (B, C)
         for b, ex in enumerate(part):
             op = OPS[int(ops[b].argmax())]
