@@ -49,14 +49,17 @@ def test_a_pretrained_encoder_must_list_its_books(tmp_path):
 
 @pytest.mark.slow
 def test_qa_encoders_saw_no_dev_or_test_table(data_dir):
-    """The encoders the QA comparison uses: MiniLM (no table pretraining) and every clean
-    re-pretrained encoder under models/encoders/*-clean (its pretraining_books.json). The
+    """The encoders the QA comparison uses: MiniLM (no table pretraining), every clean
+    re-pretrained encoder under models/encoders/*-clean (its pretraining_books.json) and the
+    MiniLM-size pair of `bench/device_pair.py` (the books of models/encoders/gpu-pair). The
     tiny-1h encoders' corpus holds dev table 45 (45.xlsx, on its training side): they fail this
     check, so the QA comparison does not use them."""
     hitab = HitabSet(data_dir / "hitab")
+    encoders = REPO / "models" / "encoders"
     used = [("minilm", None)] + [
-        (p.name.split("-")[0], p) for p in sorted((REPO / "models" / "encoders").glob("*-clean"))
+        (p.name.split("-")[0], p) for p in sorted(encoders.glob("*-clean"))
     ]
+    used += [(name, encoders / "gpu-pair") for name in ("tuta", "fortap")]  # bench/device_pair.py
     for name, folder in used:
         books = [b for b in encoder_books(name, folder, REPO) if "hitab" in str(b)]
         leaks, unread = find_leaks(books, hitab)
