@@ -3,8 +3,9 @@
 For each test-side workbook (the formula-prediction split, `fortap.suggest.books.side_of`) under
 the given paths, `--per-book` formula cells spread over the workbook (`books.targets_of`) are
 asked for `--top` suggestions; each call hides the cell's own formula, generates, ranks and
-previews the shortlist (top + 3). Reported per workbook and pooled: load seconds (read +
-context + formualizer load and evaluation), p50/p95 of the whole call, of its preview part, and
+previews the shortlist (top + 3), bounded as `suggest` bounds them (`preview_budget`).
+Reported per workbook and pooled: load seconds (read + context + formualizer load and
+evaluation), p50/p95 (and max) of the whole call, of its preview part, and
 of the same shortlist previewed through the loaded engine instead (the baseline: formualizer's
 `evaluate_cell` on the workbook itself), with their ratio.
 
@@ -61,6 +62,7 @@ def row_of(name: str, load: float, formulas: int, total, preview, engine) -> dic
     return {
         "workbook": name, "formulas": formulas, "cells": len(total), "load_s": round(load, 2),
         "p50_ms": round(pct(total, 50), 1), "p95_ms": round(pct(total, 95), 1),
+        "max_ms": round(max(total), 1) if total else float("nan"),
         "preview_p50_ms": round(pct(preview, 50), 1), "preview_p95_ms": round(pct(preview, 95), 1),
         "engine_preview_p50_ms": round(p50e, 1), "engine_preview_p95_ms": round(pct(engine, 95), 1),
         "engine_over_cells_p50": round(p50e / max(pct(preview, 50), 1e-3), 1) if engine else None,

@@ -46,6 +46,7 @@ def test_total_row(sug):
         "reason": "SUM of the 4 numbers above",
         "score": top[0].score,
         "note": None,
+        "array": False,
     }
 
 

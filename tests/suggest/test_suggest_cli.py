@@ -53,7 +53,9 @@ def test_json_shape(book):
     }
     assert [s["rank"] for s in out["suggestions"]] == [1, 2]
     top = out["suggestions"][0]
-    assert set(top) == {"rank", "formula", "value", "error", "source", "reason", "score", "note"}
+    assert set(top) == {
+        "rank", "formula", "value", "error", "source", "reason", "score", "note", "array"
+    }  # fmt: skip
     assert (top["formula"], top["value"], top["error"], top["source"], top["reason"]) == (
         "=SUM(B2:B5)",
         350.0,

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from openpyxl.utils import range_boundaries
 from openpyxl.utils.datetime import from_excel
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-from fortap.sheet.model import DEFAULT_STYLE, Cell, CellStyle
+from fortap.sheet.model import DEFAULT_STYLE, Cell, CellStyle, Region
 from fortap.sheet.styles import StyleTable
 
 # LibreOffice writes these formulas on constant cells when it converts an .xls: `=TRUE()`,
@@ -25,7 +26,8 @@ ARTEFACTS_WITHOUT_CENSUS = frozenset({"=", "=TRUE()", "=FALSE()"})
 
 
 class CellConverter:
-    """One parsed openpyxl cell dict -> our `Cell` (None when it holds nothing at all)."""
+    """One parsed openpyxl cell dict -> our `Cell` (None when it holds nothing at all); the
+    ranges of the array formulas it met are kept in `arrays`."""
 
     def __init__(
         self,
@@ -40,6 +42,8 @@ class CellConverter:
         self.epoch = wb.epoch
         self.converted = converted
         self.original_formulas = original_formulas
+        self.arrays: list[Region] = []
+        self.table_ids: list[str] = []  # the sheet's `<tableParts>` ids, set by its reader
 
     def __call__(self, parsed: dict) -> Cell | None:
         style = self.styles[parsed["style_id"] or 0]
@@ -65,6 +69,7 @@ class CellConverter:
         is_array = isinstance(formula, ArrayFormula)
         if is_array:
             text = formula.text or "="
+            self.arrays.append(_array_region(formula.ref, parsed["row"] - 1, parsed["column"] - 1))
         elif isinstance(formula, DataTableFormula):
             text = _data_table_text(formula)
         else:
@@ -103,6 +108,18 @@ class CellConverter:
                 return number, "number"
             return _iso(moment), "date"
         return number, "number"
+
+
+def _array_region(ref, row: int, col: int) -> Region:
+    """The cells an array formula fills (`ref="D5:D12"`); its own cell when the ref is
+    missing or damaged."""
+    try:
+        left, top, right, bottom = range_boundaries(str(ref))
+    except (TypeError, ValueError):
+        return Region(row, col, row, col)
+    if None in (left, top, right, bottom) or (top - 1, left - 1) != (row, col):
+        return Region(row, col, row, col)
+    return Region(row, col, bottom - 1, right - 1)
 
 
 def _iso(value) -> str:

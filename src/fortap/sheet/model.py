@@ -119,6 +119,26 @@ class Region:
         return Region(self.top + d_row, self.left + d_col, self.bottom + d_row, self.right + d_col)
 
 
+@dataclass(frozen=True, slots=True)
+class TableDef:
+    """An Excel table (Insert > Table, `xl/tables/tableN.xml`): its name, cells and columns.
+
+    `region` covers the header row(s), the data rows and the totals row(s); structured
+    references (`Sales[Qty]`, `Sales[[#This Row],[Qty]]`) name its parts
+    (`fortap.formula.structured`)."""
+
+    name: str  # the display name formulas use
+    region: Region
+    columns: tuple[str, ...]  # one header per column of `region`, left to right
+    header_rows: int = 1
+    totals_rows: int = 0
+
+    @property
+    def data_rows(self) -> tuple[int, int]:
+        """First and last 0-based sheet row of the data (last < first when it has none)."""
+        return self.region.top + self.header_rows, self.region.bottom - self.totals_rows
+
+
 @dataclass(frozen=True)
 class Sheet:
     """One worksheet as a sparse grid. `n_rows` x `n_cols` is the used bounding box from A1."""
@@ -131,6 +151,8 @@ class Sheet:
     merged: tuple[Region, ...] = ()
     hidden_rows: frozenset[int] = frozenset()
     hidden_cols: frozenset[int] = frozenset()
+    tables: tuple[TableDef, ...] = ()  # the Excel tables defined on this sheet
+    arrays: tuple[Region, ...] = ()  # each array formula's range; its top-left cell holds it
 
     def cell(self, row: int, col: int) -> Cell:
         return self.cells.get((row, col), EMPTY)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 import zipfile
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
@@ -27,6 +28,7 @@ from fortap.sheet.cells import CellConverter
 from fortap.sheet.limits import ReadLimits
 from fortap.sheet.model import Cell, Region, Sheet
 from fortap.sheet.styles import StyleTable, load_cell_styles
+from fortap.sheet.tables import read_tables
 
 
 class _CachedValueParser(WorkSheetParser):
@@ -110,7 +112,9 @@ def _read(path: Path, book: str, limits: ReadLimits, converted: bool, census: Bi
                 original = census.sheet_formulas(entry.name) if census is not None else None
                 convert = CellConverter(styles, reader.wb, converted, original)
                 with reader.archive.open(rel.target) as src:
-                    sheets.append(_read_sheet(src, entry.name, book, reader, convert, limits))
+                    sheet = _read_sheet(src, entry.name, book, reader, convert, limits)
+                tables = read_tables(reader.archive, rel.target, convert.table_ids)
+                sheets.append(replace(sheet, tables=tables, arrays=tuple(convert.arrays)))
     finally:
         reader.archive.close()
     return tuple(sheets), tuple(skipped)
@@ -145,6 +149,7 @@ def _read_sheet(src, name, book, reader, convert, limits) -> Sheet:
             raise _too_large(
                 book, name, f"more than {limits.max_cells:,} cells, the configured limit"
             )
+    convert.table_ids = [t.id for t in parser.tables.tablePart]
     # Formatting often runs far past the data (whole columns bordered, 8,192 shaded rows):
     # the box is that of values and formulas, and styled empty cells outside it are dropped.
     cells = {rc: cell for rc, cell in cells.items() if rc[0] < n_rows and rc[1] < n_cols}

@@ -79,7 +79,9 @@ def native_stderr_silenced():
 
 
 def suggestion_table(found, title: str):
-    """A rich table: rank, formula, value (or error), source, reason."""
+    """A rich table: rank, formula, value (or error), source, reason, and a note column when a
+    preview has one (why it shows what it shows: "not computed: <reason>", inputs holding
+    errors, values from the file's cache)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -88,9 +90,13 @@ def suggestion_table(found, title: str):
         table.add_column(name, justify=justify)
     table.add_column("source")
     table.add_column("reason")
+    notes = any(s.note for s in found)
+    if notes:
+        table.add_column("note")
     for s in found:
         shown = f"[red]{s.error}[/red]" if s.error else escape(format_value(s.value))
-        table.add_row(str(s.rank), escape(s.formula), shown, s.source, escape(s.reason))
+        row = [str(s.rank), escape(s.formula), shown, s.source, escape(s.reason)]
+        table.add_row(*row, *([escape(s.note or "")] if notes else []))
     return table
 
 

@@ -6,7 +6,8 @@ is given, the formula-prediction model (`candidates.model.ModelSource`, once: ea
 costs one encoder pass and a beam search more). `suggest(sheet, cell, k)` hides the cell's own
 formula (the candidate sources never see it, the preview overwrites it) and any other cells the
 caller hides (an evaluation setting's), generates every candidate, ranks them, previews a
-shortlist of the best `k + SHORTLIST_EXTRA` and returns the best `k`: within the shortlist,
+shortlist of the best `k + SHORTLIST_EXTRA` (their work bounded, and their engine-route time
+shared, per call: `preview_budget`) and returns the best `k`: within the shortlist,
 candidates whose preview is an error of their own (`Preview.own_error`: a `#DIV/0!` they
 introduce, a `#REF!`) move after the others; otherwise the ranker's order is kept. An error the
 candidate only passes on from its inputs, or a value the engine cannot compute, moves nothing.
@@ -29,6 +30,7 @@ from fortap.suggest.candidates.base import Candidate
 from fortap.suggest.cells import find_sheet, locate, parse_cell
 from fortap.suggest.context import BookContext, Place, Target
 from fortap.suggest.preview import Preview, Previewer
+from fortap.suggest.preview_budget import CallBudget
 
 SHORTLIST_EXTRA = 3  # previews computed for the ranker's top k + 3
 
@@ -45,6 +47,7 @@ class Suggestion:
     reason: str
     score: float
     note: str | None = None  # "not computed: <reason>", inputs holding errors, cached inputs
+    array: bool = False  # an array (Ctrl+Shift+Enter) formula, as the workbook holds its like
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -168,12 +171,14 @@ class Suggester:
         ranked = self.ranker.rank(candidates)
         ranked_at = time.perf_counter()
         shortlist = ranked[: k + SHORTLIST_EXTRA]
+        budget = CallBudget(self.previewer.limits.call_ms)  # shared by the shortlist's previews
         previews = [
             self.previewer.preview(
-                target.sheet, target.row + 1, target.col + 1, c.formula, hidden=hidden
+                target.sheet, target.row + 1, target.col + 1, c.formula, hidden=hidden,
+                budget=budget,
             )
             for c, _ in shortlist
-        ]
+        ]  # fmt: skip
         order = sorted(range(len(shortlist)), key=lambda i: (previews[i].own_error, i))
         printed = [
             _suggestion(rank, shortlist[i][0], shortlist[i][1], previews[i])
@@ -229,8 +234,9 @@ def load_ranker(path: Path | None):
 
 def _suggestion(rank: int, cand: Candidate, score: float, shown: Preview) -> Suggestion:
     return Suggestion(
-        rank, cand.formula, shown.value, shown.error, cand.source, cand.reason, score, shown.note
-    )
+        rank, cand.formula, shown.value, shown.error, cand.source, cand.reason, score, shown.note,
+        shown.array,
+    )  # fmt: skip
 
 
 def _cell(formula: str, shown: Preview) -> Cell:

@@ -27,7 +27,8 @@ per source), and the gold's rank under the ranker alone and under the fixed rule
 kept) and by the paper's sketch + range match (`$` stripped); the place of the first of the
 ranker's top five whose sketch is the gold's (the paper's sketch top-k); and, in the order
 `suggest` prints, the gold's final rank (`printed_rank`, `printed_paper_rank`; None beyond the
-`PRINTED` printed) and its preview when it was previewed (`gold_preview`).
+`PRINTED` printed) and its preview when it was previewed (`gold_preview`); and whether the
+gold reads another sheet (`cross_sheet`).
 `summary.summarise` turns the records into `metrics.json` (the ranker-only metrics) and
 `printed_metrics` adds the printed order's under `printed_*` keys beside them;
 `report.write_report` writes `report.md` with plots.
@@ -36,6 +37,7 @@ ranker's top five whose sketch is the gold's (the paper's sketch top-k); and, in
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -120,6 +122,7 @@ def target_records(sug: Suggester, book: str, target: Target, settings) -> list[
             "col": target.col,
             "setting": setting,
             "kept": bool(formula is not None and formula.kept),
+            "cross_sheet": reads_other_sheet(gold),
             "n_candidates": len(got.candidates),
             "rank": hit,
             "rule_rank": rank_of(rules, gold),
@@ -138,6 +141,12 @@ def target_records(sug: Suggester, book: str, target: Target, settings) -> list[
             "preview_ms": got.preview_ms,
         })  # fmt: skip
     return out
+
+
+def reads_other_sheet(formula: str) -> bool:
+    """Whether a formula's text names a sheet (`Sheet2!A1`, `'Q 1'!B2`, `[1]Data!C3`): a `!`
+    outside its double-quoted text constants."""
+    return "!" in re.sub(r'"(?:[^"]|"")*"', "", formula)
 
 
 def _norm(formula: str) -> str:

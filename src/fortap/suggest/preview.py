@@ -15,7 +15,14 @@ holds its value. A candidate is then evaluated by one of two routes:
   names (the host sheet's names, then the workbook's), so it takes this route too;
 - *engine*: candidates that read through a table, a name holding a constant or formula, a
   whole column or row or several sheets, or that compute their references (INDIRECT, OFFSET),
-  are set into the target cell of the loaded engine, evaluated, and the cell restored.
+  are set into the target cell of the loaded engine, evaluated, and the cell's formula put
+  back. The cell is not evaluated again: until the engine next computes it, reads of it give
+  the value it held before (one evaluation less per preview; a target whose formula is
+  volatile, OFFSET or INDIRECT, cost ~170 ms each on a 11,000-formula model).
+
+Each preview's work is bounded (`preview_budget.PreviewLimits`, the same for every workbook):
+the cells copied, the precedent chain the loaded engine walks, and the engine-route time one
+suggestion call spends; a preview cut by a bound says why ("not computed: ...").
 
 Each answer is judged as evidence (`preview_value`): on the cells route, an error that only
 comes from the cells read is not the candidate's own, and where the engine's value of an input
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 
 import formualizer as fz
 
@@ -46,6 +54,16 @@ from fortap.suggest.calc_book import (
     resolve_names,
     settable,
 )
+from fortap.suggest.preview_array import NO_ARRAY_ENGINE, ArrayPreviews
+from fortap.suggest.preview_budget import (
+    CallBudget,
+    EngineCosts,
+    PreviewLimits,
+    chain_longer,
+    chain_reason,
+    cut_by_chain,
+    over_time,
+)
 from fortap.suggest.preview_value import (
     ENGINE_FAILURES,
     Preview,
@@ -58,8 +76,6 @@ from fortap.suggest.preview_value import (
 
 # Functions whose references are computed at evaluation time: only the full engine knows them.
 DYNAMIC_FUNCTIONS = frozenset({"INDIRECT", "OFFSET"})
-# Above this many cells read, the copy costs more than the engine route would.
-MAX_COPY_CELLS = 200_000
 Box = tuple[str, int, int, int, int]  # sheet, first row, first col, last row, last col (1-based)
 
 
@@ -68,34 +84,41 @@ class Previewer:
 
     One call at a time (a lock): previews write into the shared scratch and loaded engines."""
 
-    def __init__(self, book: Workbook) -> None:
+    def __init__(self, book: Workbook, limits: PreviewLimits | None = None) -> None:
         self.book = book
+        self.limits = limits or PreviewLimits()
+        self.costs = EngineCosts()  # this workbook's engine-route preview times
         self.sheets = {s.name: s for s in book.sheets}
         self.extents = {s.name: (s.n_rows, s.n_cols) for s in book.sheets}  # 1-based last cells
         self.written: list[tuple[str, int, int, str]] = []  # accepted formulas, kept on reload
+        self.arrays = ArrayPreviews(book)  # array formulas (formulon) and tables
         with quiet_panics():
             self.engine = self._fresh_engine()
             self._names = {name.casefold(): name for name in self.engine.sheet_names}
             self._defined = defined_names(self.engine)  # names of cells/ranges -> their A1 text
             self._known = known_names(self.engine)  # every name and table the engine resolves
+        self.arrays.wait()  # formulon, loading beside it for a workbook with array formulas
         self._functions: dict[str, bool] = {}  # function name -> whether formualizer knows it
         self._scratch: fz.Workbook | None = None
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, book: Workbook) -> Previewer:
+    def load(cls, book: Workbook, limits: PreviewLimits | None = None) -> Previewer:
         """Load `book`'s file (or its cells) into formualizer and evaluate every formula once."""
-        return cls(book)
+        return cls(book, limits)
 
     def _fresh_engine(self) -> fz.Workbook:
         """A newly loaded engine with the accepted formulas, evaluated in full; if formualizer
         fails doing that (a Rust panic leaves the engine unusable), a newly loaded one left
         unevaluated, whose cells hold the values the file cached."""
+        self._stale: dict[tuple[str, int, int], object] = {}  # cell put back -> value before
         engine = load_engine(self.book)
         try:
             for sheet, row, col, formula in self.written:
                 engine.sheet(sheet).set_formula(row, col, formula)
             engine.evaluate_all()
+            if self.arrays.settle(engine):  # tables' formulas, array values (preview_array)
+                engine.evaluate_all()
             return engine
         except BaseException as err:
             reraise_interrupt(err)
@@ -109,7 +132,8 @@ class Previewer:
     def value(self, sheet: str, row: int, col: int) -> Preview:
         """The value a cell holds now (1-based row and column)."""
         with self._lock, quiet_panics():
-            raw = self.engine.get_value(sheet, row, col)
+            key = (sheet, row, col)
+            raw = self._stale[key] if key in self._stale else self.engine.get_value(sheet, row, col)
         return to_preview(raw, "engine", self.dates(sheet, row, col))
 
     def set_formula(self, sheet: str, row: int, col: int, formula: str) -> None:
@@ -121,6 +145,7 @@ class Previewer:
             try:
                 self.engine.sheet(sheet).set_formula(row, col, formula)
                 self.engine.evaluate_all()
+                self._stale = {}
             except BaseException as err:
                 reraise_interrupt(err)
                 self.engine = self._fresh_engine()
@@ -133,12 +158,17 @@ class Previewer:
         formula: str,
         route: str = "auto",
         hidden: frozenset = frozenset(),
+        budget: CallBudget | None = None,
     ) -> Preview:
         """`formula` evaluated as if written at `sheet` (row, col), 1-based; nothing is kept.
 
         `hidden`: 0-based (sheet, row, col) places read as empty on the cells route;
-        `route="engine"` forces the loaded engine (the bench's baseline)."""
+        `route="engine"` forces the loaded engine (the bench's baseline); `budget`: the
+        suggestion call's engine-route time (None: not limited, nor recorded)."""
         dates = self.dates(sheet, row, col)
+        array = self.arrays.holds(sheet, row, col, formula)
+        by_formulon = array and self.arrays.engine == "formulon"
+        written, formula = formula, self.arrays.resolve(formula, sheet, row, col)
         with self._lock, quiet_panics():
             if external_link(formula):
                 return not_computed("engine", "it reads another workbook (an external link)")
@@ -149,16 +179,41 @@ class Previewer:
                 reraise_interrupt(err)
                 return not_computed("cells", "the preview engine cannot read this formula")
             unknown = sorted(f for f in _functions(ast) if not self._knows(f))
-            if unknown:
+            if unknown and not by_formulon:
                 return not_computed("cells", f"the preview engine has no {', '.join(unknown)}")
             boxes = _boxes(ast, sheet, self._known)
             clipped = None if boxes is None else self._clipped(boxes)
-            if clipped is None or sum(map(_area, clipped)) > MAX_COPY_CELLS or route == "engine":
-                shown = judged_engine(self._engine_preview(sheet, row, col, formula, dates))
+            copied = None if clipped is None else sum(map(_area, clipped))
+            if copied is None or copied > self.limits.copy_cells or route == "engine":
+                shown = self._within(
+                    budget,
+                    self.costs,
+                    "engine",
+                    lambda: judged_engine(self._engine_preview(sheet, row, col, formula, dates)),
+                )
             else:
                 own = any(_inside(b, sheet, row, col) for b in boxes)
-                shown = self._cells_preview(sheet, row, col, plain, clipped, hidden, dates, own)
-            return as_written(shown, formula)
+                shown = self._cells_preview(
+                    sheet, row, col, plain, clipped, hidden, dates, own, by_formulon
+                )
+            if array:  # formulon evaluates it on the cells route only (`preview_array`)
+                note = shown.note if shown.route == "formulon" or shown.note else NO_ARRAY_ENGINE
+                shown = dataclasses.replace(shown, array=True, note=note)
+            return as_written(shown, written)
+
+    def _within(self, budget, costs: EngineCosts, route: str, evaluate) -> Preview:
+        """`evaluate()` (a whole-workbook route: the loaded engine, formulon) inside the call's
+        `budget`, its time recorded in the budget and in the route's `costs`."""
+        if budget is not None and not costs.allows(budget):
+            return not_computed(route, over_time(costs, budget, route))
+        start = time.perf_counter()
+        shown = evaluate()
+        if budget is not None:
+            ms = 1000 * (time.perf_counter() - start)
+            budget.spent_ms += ms
+            if not cut_by_chain(shown.note, self.limits.chain_cells):
+                costs.add(ms)
+        return shown
 
     def _knows(self, function: str) -> bool:
         """Whether formualizer has `function` (an unknown one gives #NAME? with no arguments)."""
@@ -192,18 +247,19 @@ class Previewer:
                 out.append((sheet, r1, c1, r2, c2))
         return out
 
-    def _cells_preview(self, sheet, row, col, formula, boxes, hidden, dates, own) -> Preview:
+    def _cells_preview(self, sheet, row, col, formula, boxes, hidden, dates, own, array=False):
         """The scratch engine's value, judged: the candidate's own error, inputs holding
-        errors, inputs the engine could not compute (then again from the file's cached values)."""
+        errors, inputs the engine could not compute (then again from the file's cached values).
+        `array`: formulon evaluates it over the same values (`preview_array`)."""
         grids = [self._grid(box, hidden) for box in boxes]
-        shown = self._scratch_eval(sheet, row, col, formula, boxes, grids, dates)
+        shown = self._scratch_eval(sheet, row, col, formula, boxes, grids, dates, array)
         if shown.error is None:
             return shown
         if own:
             return dataclasses.replace(shown, note="it reads its own cell", own_error=True)
         cached = [self._cached(box, grid) for box, grid in zip(boxes, grids, strict=True)]
         if any(c is not g for c, g in zip(cached, grids, strict=True)):
-            again = self._scratch_eval(sheet, row, col, formula, boxes, cached, dates)
+            again = self._scratch_eval(sheet, row, col, formula, boxes, cached, dates, array)
             note = "from the file's cached values of inputs the engine could not compute"
             if again.error is None:
                 return dataclasses.replace(again, note=note)
@@ -224,6 +280,9 @@ class Previewer:
         """The loaded engine's values of `box`, hidden places emptied."""
         name, r1, c1, r2, c2 = box
         values = self.engine.sheet(name).get_values(fz.RangeAddress(name, r1, c1, r2, c2))
+        for (at, r, c), before in self._stale.items():  # cells put back, not computed again
+            if at == name and r1 <= r <= r2 and c1 <= c <= c2:
+                values[r - r1][c - c1] = before
         for place in hidden:
             r, c = place[1] + 1, place[2] + 1
             if place[0] == name and r1 <= r <= r2 and c1 <= c <= c2:
@@ -243,9 +302,15 @@ class Previewer:
                     out[i][j] = cached_value(cell)
         return grid if out is None else out
 
-    def _scratch_eval(self, sheet, row, col, formula, boxes, grids, dates) -> Preview:
-        """Copy the grids into the scratch engine, evaluate, then empty it again (one scratch
-        workbook is reused: making and dropping one costs ~1 ms, more than the rest)."""
+    def _scratch_eval(self, sheet, row, col, formula, boxes, grids, dates, array=False):
+        """Copy the grids into the scratch engine, evaluate, then empty the target again (one
+        scratch workbook is reused: making and dropping one costs ~1 ms, more than the rest).
+
+        The grids copied stay: a later preview overwrites every box it reads (boxes are cut
+        to the used ranges, and only cells inside them were ever written), so emptying them
+        would only double the copy's cost."""
+        if array and (shown := self.arrays.evaluate(sheet, row, col, formula, boxes, grids, dates)):
+            return shown
         scratch = self._scratch_engine()
         try:
             for (name, r1, c1, r2, c2), grid in zip(boxes, grids, strict=True):
@@ -255,9 +320,6 @@ class Previewer:
         except BaseException as err:
             result = failed(err, "cells")
         try:
-            for name, r1, c1, r2, c2 in boxes:
-                blank = [[None] * (c2 - c1 + 1) for _ in range(r2 - r1 + 1)]
-                scratch.sheet(name).set_values_batch(r1, c1, r2 - r1 + 1, c2 - c1 + 1, blank)
             scratch.set_value(sheet, row, col, None)
         except BaseException as err:  # a panic poisons it: the next preview makes a new one
             reraise_interrupt(err)
@@ -282,16 +344,20 @@ class Previewer:
         except BaseException as err:
             reraise_interrupt(err)
             own, before = None, None
+        chain = self.limits.chain_cells
         try:
             engine.sheet(sheet).set_formula(row, col, formula)
-            result = to_preview(engine.evaluate_cell(sheet, row, col), "engine", dates)
+            if chain is not None and chain_longer(engine, sheet, row, col, chain):
+                result = not_computed("engine", chain_reason(chain))
+            else:
+                result = to_preview(engine.evaluate_cell(sheet, row, col), "engine", dates)
         except BaseException as err:
             result = failed(err, "engine")
-        # restore: the formula (re-evaluated, so cells read later see its value) or the value
+        # restore: the formula (its value until the engine computes it again: `_stale`) or the value
         try:
             if own:
                 engine.sheet(sheet).set_formula(row, col, own)
-                engine.evaluate_cell(sheet, row, col)
+                self._stale.setdefault((sheet, row, col), before)
             else:
                 engine.set_value(sheet, row, col, settable(before))
         except BaseException as err:  # a panic poisons the engine's lock: load it again

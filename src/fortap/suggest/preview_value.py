@@ -45,6 +45,7 @@ class Preview:
     route: str
     note: str | None = None
     own_error: bool = False
+    array: bool = False  # an array formula, evaluated with array semantics (`preview_array`)
 
     @property
     def computed(self) -> bool:

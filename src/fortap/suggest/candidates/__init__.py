@@ -16,6 +16,8 @@
 - `common`: formulas that many training workbooks write, in R1C1, moved to the target
   (`common.CommonSource`, built with the ranker's `CommonTable`; with `induced` and `echo`,
   the sources beyond templates in the paper setting);
+- `relational`: lookups (`VLOOKUP`, `INDEX`/`MATCH`, `XLOOKUP`) and conditional aggregates
+  (`SUMIF(S)`, `COUNTIF(S)`, `AVERAGEIF(S)`) into another table holding a key of the target's row;
 - `model`: the formula-prediction model's formulas, when a model is given (`model.ModelSource`,
   loaded once by the caller); it comes last, in its own order.
 
@@ -36,7 +38,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fortap.suggest.candidates import book, copy, echo, induced, keyed, sibling, template, verbatim
+from fortap.suggest.candidates import (
+    book,
+    copy,
+    echo,
+    induced,
+    keyed,
+    relational,
+    sibling,
+    template,
+    verbatim,
+)  # fmt: skip
 from fortap.suggest.candidates.base import Candidate, Source
 from fortap.suggest.candidates.common import CommonSource, CommonTable
 from fortap.suggest.context import BookContext, Place, Target
@@ -45,7 +57,7 @@ from fortap.suggest.features import QUERY_FEATURES, RULE_FEATURES, query_feature
 SETTINGS = ("sheet", "new-formula", "paper")
 SOURCES: tuple[Source, ...] = (
     copy.SOURCE, verbatim.SOURCE, keyed.SOURCE, book.SOURCE, sibling.SOURCE, template.SOURCE,
-    induced.SOURCE, echo.SOURCE,
+    induced.SOURCE, echo.SOURCE, relational.SOURCE,
 )  # fmt: skip
 FLAG = "src_"  # `src_<name>`: the merge step's flag of each source that proposed a formula
 

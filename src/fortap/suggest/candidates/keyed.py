@@ -87,13 +87,21 @@ def _swap(sc: SheetContext, target: Target, hidden, axis: str, src: tuple[int, i
 
 
 def _keyed_cells(sc: SheetContext) -> np.ndarray:
-    """Indices of the sheet's formula cells holding a text constant; built once."""
+    """Indices of the sheet's formula cells holding a text constant; built once, one formula
+    per R1C1 group (a group's cells share their constants: the R1C1 text holds them), so the
+    dragged copies' trees are never built for it."""
     if sc.keyed_cells is None:
-        sc.keyed_cells = np.array(
-            [i for i, f in enumerate(sc.formulas) if any(_is_text(n) for n in walk(f.ast))],
-            np.int64,
-        )  # (K,)
-    return sc.keyed_cells
+        has_text = np.array(
+            [
+                any(_is_text(n) for n in walk(sc.formulas[int(ids[0])].ast))
+                for ids in sc.group_cells
+            ],
+            bool,
+        )  # (G,)
+        sc.keyed_cells = (
+            np.flatnonzero(has_text[sc.group]) if len(has_text) else np.zeros(0, np.int64)
+        )
+    return sc.keyed_cells  # (K,)
 
 
 def _labels(sc: SheetContext) -> tuple[dict, dict]:

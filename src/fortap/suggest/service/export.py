@@ -74,10 +74,25 @@ def export_xlsx(upload: Path, book: Workbook, accepted: Mapping[tuple[str, str],
     else:
         wb = _from_model(book)
     for (sheet, address), formula in accepted.items():
-        wb[sheet][address] = formula
+        wb[sheet][address] = _cell_formula(formula, address)
     out = io.BytesIO()
     wb.save(out)
     return out.getvalue()
+
+
+def array_text(formula: str) -> str:
+    """An array formula as Excel shows it and `accepted` keeps it: `{=SUM(A1:A3*B1:B3)}`."""
+    return "{" + formula + "}"
+
+
+def _cell_formula(text: str, address: str):
+    """What openpyxl writes for an accepted formula: an `ArrayFormula` over its own cell for
+    `{=...}` (`array_text`), else the text."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    if text.startswith("{=") and text.endswith("}"):
+        return ArrayFormula(address, text[1:-1])
+    return text
 
 
 def _openpyxl_source(upload: Path, book: Workbook) -> Path | None:
@@ -93,6 +108,7 @@ def _from_model(book: Workbook):
     """A new openpyxl workbook holding what fortap read: values, formulas, formats, merges."""
     import openpyxl
     from openpyxl.styles import Font
+    from openpyxl.worksheet.formula import ArrayFormula
 
     wb = openpyxl.Workbook()
     wb.remove(wb.active)
@@ -102,6 +118,9 @@ def _from_model(book: Workbook):
         for (r, c), cell in sheet.cells.items():
             target = ws.cell(row=r + 1, column=c + 1)
             target.value = cell.formula if cell.formula is not None else cell.value
+            if cell.formula is not None and cell.array_formula:
+                spans = [a.a1 for a in sheet.arrays if (a.top, a.left) == (r, c)]
+                target.value = ArrayFormula(spans[0] if spans else target.coordinate, cell.formula)
             if cell.style.number_format != "General":
                 target.number_format = cell.style.number_format
             if cell.style.bold:

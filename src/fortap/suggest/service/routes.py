@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 
 from fortap.errors import FortapError, SheetError
 from fortap.sheet.screening import SUPPORTED_SUFFIXES
-from fortap.suggest.service.export import export_xlsx
+from fortap.suggest.service.export import array_text, export_xlsx
 from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
 from fortap.suggest.service.http_errors import UnknownSheet, upload_too_large
 from fortap.suggest.service.schemas import (
@@ -113,13 +113,18 @@ def write(http: Request, book_id: str, body: CellWrite) -> dict:
     book = http.app.state.store.get(book_id)
     address = _address(book, body.sheet, body.cell)
     with book.lock, _named(book):
+        array = _is_array(book, body.sheet, address, body.formula, body.array)
         book.suggester.set_formula(body.sheet, address, body.formula)
         shown = book.suggester.current(body.sheet, address)
-        book.accepted[(body.sheet, address)] = body.formula
+        if array:  # the preview engine wrote it as an ordinary formula: formulon's value
+            row, col = parse_cell_a1(address, body.sheet)
+            shown = book.suggester.previewer.preview(body.sheet, row + 1, col + 1, body.formula)
+        text = array_text(body.formula) if array else body.formula
+        book.accepted[(body.sheet, address)] = text
     return {
         "sheet": body.sheet,
         "cell": address,
-        "formula": body.formula,
+        "formula": text,
         "value": None if shown.error else json_value(shown.value),
         "error": shown.error,
     }
@@ -190,6 +195,18 @@ def _sheet(book: OpenBook, sheet: str):
             return model
     names = ", ".join(repr(s.name) for s in book.model().sheets)
     raise UnknownSheet(f"no sheet {sheet[:40]!r} in {book.name!r} (its sheets: {names})")
+
+
+def _is_array(book: OpenBook, sheet: str, address: str, formula: str, wanted=None) -> bool:
+    """Whether `formula` at `address` is an array formula: `wanted` when given (then noted for
+    its copies), else whether the workbook holds it as one (`preview_array`)."""
+    arrays = book.suggester.previewer.arrays
+    row, col = parse_cell_a1(address, sheet)
+    if wanted is None:
+        return arrays.holds(sheet, row + 1, col + 1, formula)
+    if wanted:
+        arrays.add(sheet, row + 1, col + 1, formula)
+    return wanted
 
 
 def _address(book: OpenBook, sheet: str, cell: str) -> str:

@@ -31,6 +31,11 @@ class CellWrite(BaseModel):
     formula: str = Field(
         min_length=2, max_length=8192, pattern=r"^=", description="Formula text with its '='."
     )
+    array: bool | None = Field(
+        default=None,
+        description="Write it as an array (Ctrl+Shift+Enter) formula; "
+        "null: when the workbook holds it as one, as the suggestion said.",
+    )
 
 
 class TableOut(BaseModel):
@@ -64,6 +69,12 @@ class SuggestionOut(BaseModel):
     source: str
     reason: str
     score: float
+    array: bool = Field(default=False, description="An array (Ctrl+Shift+Enter) formula.")
+    note: str | None = Field(
+        None,
+        description="Why the value shows what it shows: 'not computed: <reason>', inputs "
+        "holding errors, values from the file's cache; null when nothing needs saying.",
+    )
 
 
 class SuggestOut(BaseModel):
@@ -96,7 +107,7 @@ class WindowOut(BaseModel):
 class WrittenOut(BaseModel):
     sheet: str
     cell: str
-    formula: str
+    formula: str = Field(description="As Excel shows it: an array formula as {=...}.")
     value: Value
     error: str | None
 

@@ -322,6 +322,12 @@ function drawPanel() {
     why.className = "reason";
     why.textContent = `${s.reason} · ${s.source}`;
     li.append(v, f, why);
+    if (s.note) {
+      const note = document.createElement("span");
+      note.className = "note";
+      note.textContent = s.note;
+      li.append(note);
+    }
     li.addEventListener("click", () => accept(i));
     return li;
   });
