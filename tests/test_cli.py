@@ -57,9 +57,9 @@ def test_help_lists_the_commands_in_pipeline_order():
     assert result.exit_code == 0, result.output
     shown = help_commands(result.output)
     assert shown[:6] == ["ingest", "formula", "build-corpus", "pretrain", "finetune", "evaluate"]
-    assert shown[-4:] == ["suggest", "train-ranker", "serve", "demo"]
+    assert shown[-5:] == ["suggest", "audit", "train-ranker", "serve", "demo"]
     # commands added later (cell-types, ask) sit between evaluate and suggest
-    assert set(shown[6:-4]) <= {"cell-types", "ask"}
+    assert set(shown[6:-5]) <= {"cell-types", "ask"}
     assert shown == [name for name in COMMAND_ORDER if name in shown]
 
 

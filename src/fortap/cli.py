@@ -40,6 +40,7 @@ COMMAND_ORDER = (
     "cell-types",
     "ask",
     "suggest",
+    "audit",
     "train-ranker",
     "serve",
     "demo",
@@ -438,6 +439,11 @@ from fortap.suggest.cli import suggest_command, train_ranker_command  # noqa: E4
 
 app.command("suggest")(_fail_cleanly(suggest_command))
 app.command("train-ranker")(_fail_cleanly(train_ranker_command))
+
+# `fortap audit` lives in fortap.audit.cli (typer only at import)
+from fortap.audit.cli import audit_command  # noqa: E402
+
+app.command("audit")(_fail_cleanly(audit_command))
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ class Line:
 REGISTRY = (
     Line("formula-prediction", "fortap.tasks.formula_prediction.task", ("finetune", "evaluate")),
     Line("formula-suggestion", "fortap.suggest.task", ("evaluate",)),
+    Line("formula-audit", "fortap.audit.task", ("evaluate",)),
     Line("cell-types", "fortap.tasks.cell_types.task", ("finetune", "evaluate")),
     Line("table-qa", "fortap.tasks.table_qa.task", ("finetune", "evaluate")),
 )

@@ -1,0 +1,200 @@
+"""`fortap audit` against two answer keys and seven published checkers, and its speed.
+
+1. TASI (`fortap.audit.keys.tasi_key`): the 291 worksheets only. The books are split in two
+   halves by `corpus.split.book_key` (`fortap.audit.measure.half_of`); the score thresholds
+   (one per kind, together the F1-best: `measure.best_thresholds`) are set on one half and
+   reported on the other, and back. Each half is audited with a
+   ranker that never saw its books (`--rankers DIR`: DIR/A and DIR/B from
+   `bench/helpers/audit_rankers.py`; without it the shipped ranker, which saw the training
+   side of these books, is used and the table says so). Cell-level P, R, F1 overall and per
+   kind, beside each checker's verdicts on the same cells (their flags carry no kind: per kind
+   only their recall). Baseline: the best checker on the same half; the ratio is ours / theirs.
+2. ExceLint's 700 cells (`keys.excelint_key`, every annotated sheet): P and R of all findings,
+   then formula cells (inconsistent-formula findings) and typed cells (missing-formula ones),
+   each book at the threshold set on the TASI half it does not fall in.
+3. `model2.xlsx`: `Suggester.open` timed apart, then the audit with the CLI's defaults; the
+   baseline is a suggest call on every typed number (p50 of `--sample` calls x the count).
+
+    python bench/audit.py --rankers /tmp/rankers --json out.json
+
+Targets (issue 36): held-out F1 above each checker's; model2 audit under 10 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fortap.audit.auditor import AuditConfig, audit
+from fortap.audit.evaluate import audit_key, excelint_metrics, tasi_metrics
+from fortap.audit.keys import excelint_key, tasi_key
+from fortap.audit.measure import HALVES, half_of
+from fortap.audit.structure import is_number
+from fortap.suggest.context import Target
+from fortap.suggest.engine import Suggester
+from helpers.audit_fit import fitted_metrics
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+MODEL2 = DATA / "excel_to_code_2050models" / "files" / "model2.xlsx"
+MODEL2_SECONDS = 10.0
+
+
+def ranker_for(rankers: Path | None):
+    """book -> the ranker blind to its half (None: the shipped one)."""
+    return lambda book: None if rankers is None else rankers / half_of(str(book))
+
+
+def tasi_rows(m: dict) -> list[dict]:
+    rows = []
+    for part in (*HALVES, "held-out"):
+        got = m[part]
+        row = {"key": "TASI", "part": part, "who": "fortap audit", **got["audit"]}
+        row["threshold"] = got.get("threshold")
+        for kind, s in got["audit_by_kind"].items():
+            row[f"{kind}_precision"], row[f"{kind}_recall"] = s["precision"], s["recall"]
+            row[f"{kind}_f1"] = s["f1"]
+        rows.append(row)
+        for name, s in got["checkers"].items():
+            row = {
+                "key": "TASI",
+                "part": part,
+                "who": name,
+                **{k: v for k, v in s.items() if k != "recall_by_kind"},
+            }
+            for kind, r in s["recall_by_kind"].items():
+                row[f"{kind}_recall"] = r
+            rows.append(row)
+    return rows
+
+
+def print_tasi(rows: list[dict]) -> None:
+    print(f"{'part':9} {'who':18} {'flag':>5} {'gold':>5} {'hits':>5} {'P':>6} {'R':>6} "
+          f"{'F1':>6}  {'R missing':>9} {'R incons.':>9}")  # fmt: skip
+    for r in rows:
+        print(
+            f"{r['part']:9} {r['who']:18} {r['flagged']:5d} {r['gold']:5d} {r['hits']:5d} "
+            f"{r['precision']:6.3f} {r['recall']:6.3f} {r['f1']:6.3f}  "
+            f"{r['missing-formula_recall']:9.3f} {r['inconsistent-formula_recall']:9.3f}"
+        )
+
+
+def model2_timing(path: Path, sample: int) -> dict:
+    """Load and audit seconds with the CLI's defaults, and the every-number baseline."""
+    start = time.perf_counter()
+    sg = Suggester.open(path)
+    load = time.perf_counter() - start
+    start, cpu = time.perf_counter(), time.process_time()
+    done = audit(sg, None, AuditConfig())
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    typed = [(s.name, rc) for s in sg.workbook.sheets for rc in sorted(s.cells)
+             if is_number(s, *rc)]  # fmt: skip
+    picks = [typed[i] for i in np.linspace(0, len(typed) - 1, min(sample, len(typed)), dtype=int)]
+    calls = []
+    for name, (r, c) in picks:
+        t = time.perf_counter()
+        sg.ranking(Target(name, r, c), k=3)
+        calls.append(time.perf_counter() - t)
+    every = float(np.median(calls)) * len(typed)
+    return {
+        "key": "model2",
+        "load_s": round(load, 2),
+        "audit_s": round(seconds, 2),
+        "formulas": done.formulas,
+        "typed": done.typed,
+        "checked": done.checked,
+        "findings": len(done.findings),
+        "suggest_p50_ms": round(1e3 * np.median(calls), 1),
+        "every_number_s": round(every, 1),
+        "ratio_every_over_audit": round(every / seconds, 1),
+    }
+
+
+def tasi_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) -> dict:
+    """The TASI table and targets; returns the thresholds set on each half."""
+    key = tasi_key(args.tasi)
+    run = audit_key(key, cfg, ranker_for(args.rankers))
+    m = tasi_metrics(key, run.found)
+    if args.json:  # every finding, for a later look (scores and facts)
+        with open(args.json.with_suffix(".found.jsonl"), "w") as out:
+            for f in run.found:
+                out.write(json.dumps([*f.place, f.kind, f.score, dict(f.facts)]) + "\n")
+    thresholds = m["thresholds_set_on"]
+    fitted = fitted_metrics(key, run.found)
+    extra["tasi"] = {"errors": run.errors, "thresholds_set_on": thresholds,
+                     "audit_s": round(sum(t["audit_s"] for t in run.times.values()), 1),
+                     "fitted_on_other_half": fitted}  # fmt: skip
+    rows += tasi_rows(m)
+    print(f"TASI (rankers: {args.rankers or 'shipped, saw the training side'}); "
+          f"thresholds set on A {thresholds['A']}, on B {thresholds['B']}")  # fmt: skip
+    print_tasi([r for r in rows if r["key"] == "TASI"])
+    f = fitted["held-out"]
+    print(f"reference, facts weighted by a logistic fit on the other half: held-out "
+          f"P {f['precision']:.3f} R {f['recall']:.3f} F1 {f['f1']:.3f}")  # fmt: skip
+    ours = m["held-out"]["audit"]["f1"]
+    for name, s in m["held-out"]["checkers"].items():
+        print(f"ratio F1 fortap / {name}: {ours / max(s['f1'], 1e-9):.2f}")
+        targets.append({"name": f"TASI held-out F1 > {name}", "value": ours,
+                        "target": s["f1"], "met": ours > s["f1"]})  # fmt: skip
+    return thresholds
+
+
+def excelint_part(args, cfg: AuditConfig, thresholds: dict, rows: list, extra: dict) -> None:
+    """ExceLint's cells, each book at the threshold of the TASI half it is not in."""
+    key = excelint_key(args.excelint)
+    run = audit_key(key, cfg, ranker_for(args.rankers))
+    other = {h: thresholds[HALVES[1 - HALVES.index(h)]] for h in HALVES}
+    m = excelint_metrics(key, run, lambda book: other[half_of(book)])
+    extra["excelint"] = {"errors": run.errors, "books": m["books"], "sheets": m["sheets"]}
+    for part in ("all", "formula", "typed"):
+        rows.append({"key": "ExceLint", "part": part, "who": "fortap audit", **m[part]})
+        s = m[part]
+        print(f"ExceLint {part:8} flagged {s['flagged']:5d} gold {s['gold']:4d} hits "
+              f"{s['hits']:4d} P {s['precision']:.3f} R {s['recall']:.3f}")  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasi", type=Path, default=DATA / "tasi")
+    ap.add_argument("--excelint", type=Path, default=DATA / "euses_excelint")
+    ap.add_argument("--model2", type=Path, default=MODEL2)
+    ap.add_argument("--rankers", type=Path, default=None, help="DIR with A/ and B/ rankers.")
+    ap.add_argument("--max-checks", type=int, default=AuditConfig.max_checks)
+    ap.add_argument("--check-seconds", type=float, default=0.0, help="0: no time limit.")
+    ap.add_argument("--sample", type=int, default=30, help="Suggest calls for the baseline.")
+    ap.add_argument("--skip", default="", help="Comma-separated: tasi, excelint, model2.")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    cfg = AuditConfig(max_checks=args.max_checks, check_seconds=args.check_seconds)
+    rows, targets, extra = [], [], {"config": vars(args) | {"audit": cfg.__dict__}}
+    thresholds = None
+
+    def dump() -> None:  # after each part: a later part's failure loses nothing measured
+        if args.json:
+            doc = {"results": rows, "targets": targets, **extra}
+            args.json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+
+    if "tasi" not in skip:
+        thresholds = tasi_part(args, cfg, rows, targets, extra)
+        dump()
+    if "excelint" not in skip and thresholds is not None:
+        excelint_part(args, cfg, thresholds, rows, extra)
+        dump()
+    if "model2" not in skip:
+        t = model2_timing(args.model2, args.sample)
+        rows.append(t)
+        print(json.dumps(t))
+        targets.append({"name": "model2 audit seconds (load apart)", "value": t["audit_s"],
+                        "target": MODEL2_SECONDS, "met": t["audit_s"] < MODEL2_SECONDS})  # fmt: skip
+    for t in targets:
+        print(f"target {t['name']}: {t['value']} vs {t['target']}: "
+              f"{'met' if t['met'] else 'NOT met'}")  # fmt: skip
+    dump()
+
+
+if __name__ == "__main__":
+    main()

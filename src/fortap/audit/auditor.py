@@ -1,0 +1,205 @@
+"""`audit`: a workbook's findings, structure first, previews and candidates for survivors only.
+
+For each sheet: formula cells that break their block (`inconsistent.breaks`) and typed numbers
+in runs of formulas (`missing.holes`) are found from the parsed R1C1 texts alone. Then, up to
+`AuditConfig.max_checks` typed numbers per workbook (and for at most `check_seconds`), those
+the structure points at first (a
+hole between two equal formulas, a high share of formulas in the run, the last number of a
+run, where totals stand), get previews: the structural fix at the cell, and the suggestion
+engine's top suggestions (`evidence`). A suggest call costs about 10 ms, so checking every
+number of a 10,000-number model would take minutes; the budget keeps an audit to seconds.
+Each cell's facts are scored (`score.combine`); findings under `min_score` are dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fortap.audit import evidence
+from fortap.audit.aggregates import Short, shorts
+from fortap.audit.display import same_shown
+from fortap.audit.findings import INCONSISTENT, MISSING, Finding
+from fortap.audit.inconsistent import Break, breaks, describe
+from fortap.audit.missing import Hole, holes, numbers
+from fortap.audit.score import combine
+from fortap.audit.structure import AXES, AXIS_NAMES, runs
+from fortap.errors import FortapError
+from fortap.sheet.model import a1
+from fortap.suggest.context import SheetContext
+from fortap.suggest.engine import Suggester
+
+WEAK_SOURCES = frozenset({"verbatim", "induced", "echo", "book"})  # matches: `weak_equal`
+
+
+@dataclass(frozen=True)
+class AuditConfig:
+    """What an audit checks and reports."""
+
+    min_score: float = 0.5  # findings scored below this are not reported
+    max_checks: int = 300  # typed numbers per workbook given previews and candidates
+    check_seconds: float = 5.0  # and no more once the checks took this long (0: no limit)
+    top: int = 3  # suggestions previewed per typed number checked
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.min_score <= 1.0:
+            raise FortapError(f"AuditConfig.min_score must be in [0, 1], got {self.min_score}")
+        if self.max_checks < 0 or self.top < 1 or self.check_seconds < 0:
+            raise FortapError(
+                "AuditConfig.max_checks and check_seconds must be >= 0, AuditConfig.top >= 1"
+            )
+
+
+@dataclass(frozen=True)
+class Audit:
+    """An audit's findings (best score first) and how much of the workbook was checked."""
+
+    findings: list[Finding]
+    typed: int  # typed numbers in the sheets audited
+    checked: int  # of them, given previews and candidates
+    formulas: int  # formula cells in the sheets audited
+
+
+def audit(
+    sg: Suggester,
+    sheets: list[str] | None = None,
+    cfg: AuditConfig | None = None,
+    update: Callable[[float, str], None] | None = None,
+) -> Audit:
+    """Findings of the sheets named (default: all), best score first."""
+    cfg = cfg or AuditConfig()
+    found: list[Finding] = []
+    queue, formulas = [], 0
+    for name in sheets or sg.context.sheet_names():
+        sc = sg.context.sheet(name)
+        formulas += len(sc.cells)
+        found += _formula_findings(sg, name, sc)
+        typed = numbers(sc)
+        best = {h.cell: h for h in _best(holes(sc, typed), _hole_rank)}
+        ends = _run_ends(typed | set(sc.cells))
+        queue += [(_priority(best.get(c), c in ends), name, c, best.get(c), c in ends)
+                  for c in typed]  # fmt: skip
+    queue.sort(key=lambda item: (-item[0], item[1], item[2]))
+    start, checks = time.perf_counter(), 0
+    limit = cfg.check_seconds or float("inf")
+    for _, name, cell, hole, end in queue:
+        checked = checks < cfg.max_checks and time.perf_counter() - start < limit
+        if checked and update is not None:
+            update(checks, f"{name}!{a1(*cell)}")
+        checks += checked
+        if checked or hole is not None:
+            finding = _missing(sg, sg.context.sheet(name), cell, hole, (checked, end), cfg)
+            if finding is not None:
+                found.append(finding)
+    found = [f for f in found if f.score >= cfg.min_score]
+    found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
+    return Audit(found, len(queue), checks, formulas)
+
+
+def _formula_findings(sg: Suggester, name: str, sc: SheetContext) -> list[Finding]:
+    """Breaks and short totals of a sheet, the best finding per cell."""
+    odd = {f.a1: f for f in (_inconsistent(sg, name, b) for b in _best(breaks(sc), _break_rank))}
+    for short in shorts(sc):
+        f = _short(name, short)
+        if f.a1 not in odd or odd[f.a1].score < f.score:
+            odd[f.a1] = f
+    return list(odd.values())
+
+
+def _best(items, rank):
+    """One item per cell: the best by `rank` (a run per axis may flag the same cell twice)."""
+    out = {}
+    for item in items:
+        old = out.get(item.cell)
+        if old is None or rank(item) > rank(old):
+            out[item.cell] = item
+    return list(out.values())
+
+
+def _break_rank(b: Break) -> tuple:
+    return (b.interior, b.share)
+
+
+def _hole_rank(h: Hole) -> tuple:
+    return (h.hole, h.share, h.fix is not None)
+
+
+def _priority(hole: Hole | None, end: bool) -> float:
+    structure = 0.0 if hole is None else hole.share + 0.5 * hole.hole
+    return structure + 0.25 * end
+
+
+def _run_ends(places: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The last cell of every value run of 3+ cells (where a total stands)."""
+    return {run.cells[-1] for axis in AXES for run in runs(places, axis) if len(run.cells) >= 3}
+
+
+def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
+    facts = {
+        "block_share": b.share,
+        "interior": float(b.interior),
+        "odd": float(b.odd),
+        "run_cells": float(len(b.run.cells)),
+    }
+    cell = sg.context.sheet(sheet).sheet.cell(*b.cell)
+    text = f"{a1(*b.cell)}: {describe(b)}; expected {b.fix}"
+    got = evidence.fix_value(sg, sheet, b.cell, b.fix)
+    shown = evidence.number_of(sg.previewer.value(sheet, b.cell[0] + 1, b.cell[1] + 1))
+    if got is not None and shown is not None:
+        differs = not same_shown(got, shown, cell.style.number_format)
+        facts["fix_differs"] = float(differs)
+        text += f" (gives {got:,.10g}, the cell shows {shown:,.10g})" if differs else ""
+    score = combine(facts)
+    return Finding(sheet, *b.cell, INCONSISTENT, score, text, b.fix, tuple(facts.items()))
+
+
+def _short(sheet: str, s: Short) -> Finding:
+    # one number left out is the common slip (the first row under a header); a longer stretch
+    # is as often a sub-total of its own group
+    facts = {"stops_short": 1.0 if s.left_out == 1 else 0.5, "left_out": float(s.left_out)}
+    text = (
+        f"{a1(*s.cell)}: {s.text} leaves out the {s.left_out} number"
+        f"{'s' * (s.left_out != 1)} above its range: a range stopping short; expected {s.fix}"
+    )
+    return Finding(sheet, *s.cell, INCONSISTENT, combine(facts), text, s.fix, tuple(facts.items()))
+
+
+def _missing(sg: Suggester, sc: SheetContext, cell, hole: Hole | None, how: tuple[bool, bool],
+             cfg: AuditConfig) -> Finding | None:  # fmt: skip
+    checked, end = how  # given previews; the last cell of a run
+    c = sc.sheet.cell(*cell)
+    value, fmt = float(c.value), c.style.number_format
+    facts: dict[str, float] = {}
+    said: list[str] = []
+    fix = None
+    if hole is not None:
+        # a run of two says less than a run of ten: the share counts fully from 3 formulas
+        facts["run_share"] = hole.share * min(hole.formulas, 3) / 3
+        facts["hole"] = float(hole.hole)
+        facts["run_formulas"], facts["run_cells"] = float(hole.formulas), float(len(hole.run.cells))
+        fix = hole.fix
+        said.append(f"{hole.formulas} of the other {len(hole.run.cells) - 1} cells of its "
+                    f"{AXIS_NAMES[hole.run.axis]} run {hole.run.span()} are formulas")  # fmt: skip
+        if checked and hole.fix is not None:
+            got = evidence.fix_value(sg, sc.sheet.name, cell, hole.fix)
+            if got is not None and same_shown(got, value, fmt):
+                facts["fix_equal"] = 1.0
+                said.insert(0, f"{hole.fix} gives {got:,.10g}")
+    if checked and "fix_equal" not in facts:
+        match = evidence.candidates(sg, sc.sheet.name, cell, value, fmt, cfg.top)
+        if match is not None:
+            # formulas fitted to the values (induced), echoes of equal values and formulas
+            # copied from elsewhere match a typed number by chance more often than not
+            name = "weak_equal" if match.source in WEAK_SOURCES else None
+            facts[name or ("top_equal" if match.rank == 1 else "lower_equal")] = 1.0
+            facts["match_score"], facts[f"match_{match.source}"] = match.score, 1.0
+            said.insert(0, f"{match.formula} ({match.source}, suggestion {match.rank}) gives it")
+            fix = fix if hole is not None and hole.hole else match.formula
+    if not facts:
+        return None
+    facts["checked"], facts["run_end"] = float(checked), float(end)
+    score = combine(facts)
+    text = f"{a1(*cell)} holds {value:,.10g} typed by hand; " + "; ".join(said)
+    return Finding(sc.sheet.name, *cell, MISSING, score, text + ": missing formula", fix,
+                   tuple(facts.items()))  # fmt: skip

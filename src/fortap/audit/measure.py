@@ -1,0 +1,101 @@
+"""Cell-level scores of an audit against an answer key, and the key's two halves.
+
+A flagged cell is a (book, sheet, row, col) place; precision, recall and F1 count places
+(micro, over every sheet of the key). Per kind, a finding counts for its own kind only; a
+checker's flags carry no kind, so per kind only its recall means something. Halves: the
+books split in two by `corpus.split.book_key` (`split_of` with half the keys on each side),
+so every copy of a book falls in the same half; thresholds are chosen on one half
+(`best_thresholds`: one per kind, together the F1-best) and reported on the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import product
+
+from fortap.corpus.split import SplitConfig, book_key, split_of
+from fortap.objectives.base import f1
+
+HALVES = ("A", "B")
+NOTHING = 2.0  # a threshold above every score: the kind flags nothing
+Place = tuple[str, str, int, int]  # book, sheet, row, col
+
+
+def half_of(book: str, seed: int = 0) -> str:
+    """ "A" or "B": the half of the key a book falls in, by its `book_key`."""
+    side = split_of(book_key(book), SplitConfig(train=0.5, dev=0.5, seed=seed))
+    return HALVES[side != "train"]
+
+
+@dataclass(frozen=True)
+class Scores:
+    flagged: int
+    gold: int
+    hits: int
+
+    @property
+    def precision(self) -> float:
+        return self.hits / self.flagged if self.flagged else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.hits / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        return f1(self.hits, self.flagged - self.hits, self.gold - self.hits)
+
+    def to_json(self) -> dict:
+        return {"flagged": self.flagged, "gold": self.gold, "hits": self.hits,
+                "precision": round(self.precision, 4), "recall": round(self.recall, 4),
+                "f1": round(self.f1, 4)}  # fmt: skip
+
+
+def scores(flagged: Iterable[Place], gold: Iterable[Place]) -> Scores:
+    f, g = set(flagged), set(gold)
+    return Scores(len(f), len(g), len(f & g))
+
+
+def above(scored: Mapping[Place, float], threshold: float) -> set[Place]:
+    return {p for p, s in scored.items() if s >= threshold}
+
+
+def best_threshold(scored: Mapping[Place, float], gold: Iterable[Place]) -> float:
+    """The score threshold with the best F1 on (`scored`, `gold`); ties: the higher one."""
+    gold = set(gold)
+    ranked = sorted(scored.items(), key=lambda kv: -kv[1])
+    best, best_f1, hits = 1.0, -1.0, 0
+    for i, (place, score) in enumerate(ranked):
+        hits += place in gold
+        if i + 1 < len(ranked) and ranked[i + 1][1] == score:
+            continue  # a threshold takes every place with this score
+        now = f1(hits, i + 1 - hits, len(gold) - hits)
+        if now > best_f1:
+            best, best_f1 = score, now
+    return best
+
+
+def best_thresholds(scored: Mapping[str, Mapping[Place, float]], gold: Iterable[Place]) -> dict:
+    """One threshold per kind, chosen together for the best overall F1 (a place holds one kind:
+    a formula or a typed number); `NOTHING` for a kind better left out. Ties: higher ones."""
+    gold = set(gold)
+    curves = {kind: _curve(places, gold) for kind, places in scored.items()}
+    best, best_f1 = None, -1.0
+    for combo in product(*curves.values()):
+        flagged, hits = sum(c[1] for c in combo), sum(c[2] for c in combo)
+        now = f1(hits, flagged - hits, len(gold) - hits)
+        if now > best_f1:
+            best, best_f1 = combo, now
+    return {kind: c[0] for kind, c in zip(curves, best or (), strict=False)}
+
+
+def _curve(places: Mapping[Place, float], gold: set) -> list[tuple[float, int, int]]:
+    """(threshold, flagged, hits) at each distinct score, highest first, after flagging none."""
+    ranked = sorted(places.items(), key=lambda kv: -kv[1])
+    out, hits = [(NOTHING, 0, 0)], 0
+    for i, (place, score) in enumerate(ranked):
+        hits += place in gold
+        if i + 1 == len(ranked) or ranked[i + 1][1] != score:
+            out.append((score, i + 1, hits))
+    return out

@@ -1,0 +1,82 @@
+"""Missing formulas seen through structure: a typed number in a run of formulas.
+
+In a value run (`structure.runs`: formulas and typed numbers, adjacent along a column or a
+row) a typed number whose run-mates are mostly formulas is a candidate for a formula typed
+over, or never written. The run's most frequent R1C1 (ties: the nearest formula's) re-anchored
+to the cell is the fix (`candidates.anchor.reanchor`, from the block's nearest member). Only formulas that
+continue along the run count (`_along`): a formula dragged down a column is no row-mate of the
+typed numbers beside it;
+`Hole.share` (formulas among the other cells of the run) and `Hole.hole` (the two neighbours
+along the run hold that same formula) measure how strongly the structure asks for it. Whether
+the fix gives the typed value is checked later, for the survivors only (`evidence`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fortap.audit.structure import AXES, Run, dominant, is_number, run_index
+from fortap.formula import Formula
+from fortap.suggest.candidates.anchor import reanchor
+from fortap.suggest.context import SheetContext
+
+
+@dataclass(frozen=True)
+class Hole:
+    """A typed number in a run holding formulas, as measured (before scoring)."""
+
+    cell: tuple[int, int]
+    run: Run
+    model: Formula  # the run's formula at its nearest member
+    formulas: int  # formula cells in the run
+    share: float  # formulas / the run's other cells
+    hole: bool  # both neighbours along the run hold the model's R1C1
+    fix: str | None  # the model re-anchored to the cell (None: a reference leaves the sheet)
+
+
+def numbers(sc: SheetContext) -> set[tuple[int, int]]:
+    """The sheet's typed numbers."""
+    s = sc.sheet
+    return {rc for rc in s.cells if is_number(s, *rc)}
+
+
+def holes(sc: SheetContext, typed: set[tuple[int, int]] | None = None) -> list[Hole]:
+    """Every typed number of the sheet in a value run that holds at least one formula, per axis."""
+    typed = numbers(sc) if typed is None else typed
+    index = run_index(typed | set(sc.cells))
+    out = []
+    for cell in sorted(typed):
+        for axis in AXES:
+            found = _hole(sc, cell, index[(axis, cell)])
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _hole(sc: SheetContext, cell, run: Run) -> Hole | None:
+    at = run.position(cell)
+    slots = [(i, sc.index.get(c)) for i, c in enumerate(run.cells)]
+    texts = [None if k is None else sc.r1c1s[sc.group[k]] for _, k in slots]
+    with_formula = [(i, k) for i, k in slots if k is not None and _along(texts, i)]
+    if not with_formula:
+        return None
+    top = dominant([sc.r1c1s[sc.group[k]] for _, k in with_formula])
+    nearest = min(with_formula, key=lambda pair: (abs(pair[0] - at), pair[0]))
+    text = top[0] if top is not None else sc.r1c1s[sc.group[nearest[1]]]
+    members = [(i, k) for i, k in with_formula if sc.r1c1s[sc.group[k]] == text]
+    i_model, k_model = min(members, key=lambda pair: (abs(pair[0] - at), pair[0]))
+    model = sc.formulas[k_model]
+    sides = [slots[i][1] for i in (at - 1, at + 1) if 0 <= i < len(slots)]
+    hole = len(sides) == 2 and all(k is not None and sc.r1c1s[sc.group[k]] == text for k in sides)
+    hole = hole and sum(t == text for t in texts) >= 2
+    copy = reanchor(model, cell)
+    fix = None if copy is None else "=" + copy.text.lstrip("=")
+    share = len(with_formula) / (len(run.cells) - 1)
+    return Hole(cell, run, model, len(with_formula), share, hole, fix)
+
+
+def _along(texts: list[str | None], i: int) -> bool:
+    """Whether slot `i`'s formula continues along the run: a neighbour holds the same R1C1 (a
+    formula dragged down a column says nothing of the typed numbers of its row), or the cell
+    past the typed one does (`=B2+C2`, typed, `=B4+C4`)."""
+    return any(0 <= j < len(texts) and texts[j] == texts[i] for j in (i - 1, i + 1, i - 2, i + 2))

@@ -1,0 +1,60 @@
+"""`audit` end to end on small written workbooks: exact cell, kind, fix and evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from fortap.audit.auditor import Audit, AuditConfig, audit
+from fortap.audit.findings import INCONSISTENT, MISSING
+from fortap.errors import FortapError
+from fortap.suggest.engine import Suggester
+
+from .books import clean, odd_formula, short_range, typed_total
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("audit")
+
+
+def test_typed_total_is_a_missing_formula(folder):
+    done = audit(Suggester.open(typed_total(folder / "t.xlsx")))
+    assert isinstance(done, Audit) and (done.typed, done.formulas) == (11, 7)
+    (f,) = done.findings
+    assert (f.sheet, f.a1, f.kind, f.fix) == ("Sales", "D4", MISSING, "=B4+C4")
+    assert f.evidence == (
+        "D4 holds 310 typed by hand; =B4+C4 gives 310; 4 of the other 5 cells of its column "
+        "run D2:D7 are formulas: missing formula"
+    )
+    assert dict(f.facts)["fix_equal"] == 1.0 and f.score > 0.95
+
+
+def test_shifted_reference_is_inconsistent(folder):
+    (f,) = audit(Suggester.open(odd_formula(folder / "o.xlsx"))).findings
+    assert (f.sheet, f.a1, f.kind, f.fix) == ("Prices", "C5", INCONSISTENT, "=A5*B5")
+    assert f.evidence.startswith("C5: =A5*B4 breaks the column block C2:C7")
+    assert f.evidence.endswith("expected =A5*B5 (gives 21, the cell shows 3.5)")
+
+
+def test_short_range_is_inconsistent(folder):
+    found = audit(Suggester.open(short_range(folder / "s.xlsx"))).findings
+    assert [(f.a1, f.kind, f.fix) for f in found] == [("E4", INCONSISTENT, "=SUM(B4:D4)")]
+
+
+def test_clean_sheet_has_no_finding(folder):
+    assert audit(Suggester.open(clean(folder / "c.xlsx"))).findings == []
+
+
+def test_no_checks_keeps_structure(folder):
+    sg = Suggester.open(typed_total(folder / "t0.xlsx"))
+    done = audit(sg, cfg=AuditConfig(max_checks=0, min_score=0.0))
+    assert done.checked == 0
+    (f,) = [f for f in done.findings if f.a1 == "D4"]
+    assert "fix_equal" not in dict(f.facts) and f.fix == "=B4+C4"
+
+
+def test_bad_config_and_sheet(folder):
+    with pytest.raises(FortapError, match="min_score"):
+        AuditConfig(min_score=2.0)
+    with pytest.raises(FortapError, match="no sheet"):
+        audit(Suggester.open(clean(folder / "c2.xlsx")), ["Nope"])
