@@ -6,7 +6,8 @@ import pytest
 
 from fortap.sheet.read import read_workbook
 from fortap.suggest.calc_book import resolve_names
-from fortap.suggest.preview import Preview, Previewer, plain_boxes, to_preview
+from fortap.suggest.preview import Preview, Previewer, to_preview
+from fortap.suggest.preview_boxes import plain_boxes
 
 from .engine_books import sales_book
 

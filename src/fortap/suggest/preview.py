@@ -55,6 +55,7 @@ from fortap.suggest.calc_book import (
     settable,
 )
 from fortap.suggest.preview_array import NO_ARRAY_ENGINE, ArrayPreviews
+from fortap.suggest.preview_boxes import Box, area, boxes_of, functions, inside, is_error
 from fortap.suggest.preview_budget import (
     CallBudget,
     EngineCosts,
@@ -75,8 +76,6 @@ from fortap.suggest.preview_value import (
 )
 
 # Functions whose references are computed at evaluation time: only the full engine knows them.
-DYNAMIC_FUNCTIONS = frozenset({"INDIRECT", "OFFSET"})
-Box = tuple[str, int, int, int, int]  # sheet, first row, first col, last row, last col (1-based)
 
 
 class Previewer:
@@ -178,12 +177,12 @@ class Previewer:
             except BaseException as err:
                 reraise_interrupt(err)
                 return not_computed("cells", "the preview engine cannot read this formula")
-            unknown = sorted(f for f in _functions(ast) if not self._knows(f))
+            unknown = sorted(f for f in functions(ast) if not self._knows(f))
             if unknown and not by_formulon:
                 return not_computed("cells", f"the preview engine has no {', '.join(unknown)}")
-            boxes = _boxes(ast, sheet, self._known)
+            boxes = boxes_of(ast, sheet, self._known)
             clipped = None if boxes is None else self._clipped(boxes)
-            copied = None if clipped is None else sum(map(_area, clipped))
+            copied = None if clipped is None else sum(map(area, clipped))
             if copied is None or copied > self.limits.copy_cells or route == "engine":
                 shown = self._within(
                     budget,
@@ -192,7 +191,7 @@ class Previewer:
                     lambda: judged_engine(self._engine_preview(sheet, row, col, formula, dates)),
                 )
             else:
-                own = any(_inside(b, sheet, row, col) for b in boxes)
+                own = any(inside(b, sheet, row, col) for b in boxes)
                 shown = self._cells_preview(
                     sheet, row, col, plain, clipped, hidden, dates, own, by_formulon
                 )
@@ -265,7 +264,7 @@ class Previewer:
                 return dataclasses.replace(again, note=note)
             shown, grids = again, cached
         errors = {
-            to_preview(v, "cells").error for g in grids for line in g for v in line if _is_error(v)
+            to_preview(v, "cells").error for g in grids for line in g for v in line if is_error(v)
         }
         failed = sorted(errors & ENGINE_FAILURES.keys())
         if failed:  # the engine could not compute its inputs, and the file cached nothing
@@ -297,7 +296,7 @@ class Previewer:
         for i, line in enumerate(grid):
             for j, v in enumerate(line):
                 cell = host.cells.get((box[1] + i - 1, box[2] + j - 1)) if host else None
-                if _is_error(v) and cell is not None and cell.kind not in ("error", "empty"):
+                if is_error(v) and cell is not None and cell.kind not in ("error", "empty"):
                     out = out or [list(x) for x in grid]
                     out[i][j] = cached_value(cell)
         return grid if out is None else out
@@ -364,58 +363,3 @@ class Previewer:
             reraise_interrupt(err)
             self.engine = self._fresh_engine()
         return result
-
-
-def plain_boxes(formula: str, host: str, known: frozenset[str] = frozenset()) -> list[Box] | None:
-    """The rectangles `formula` reads, or None when they are not all plain cells and ranges.
-
-    Names and tables the loaded engine does not know (`known`: casefolded names of its defined
-    names and tables) read no cells: the scratch engine gives the same #NAME?/#REF! at once,
-    where the loaded engine spends its whole precedent chain (150-570 ms measured) on it."""
-    return _boxes(fz.parse(formula), host, known)
-
-
-def _boxes(ast, host: str, known: frozenset[str]) -> list[Box] | None:
-    if _functions(ast) & DYNAMIC_FUNCTIONS:
-        return None
-    boxes: list[Box] = []
-    for ref in ast.walk_refs():
-        if isinstance(ref, fz.CellRef):
-            boxes.append((ref.sheet or host, ref.row, ref.col, ref.row, ref.col))
-        elif isinstance(ref, fz.RangeRef) and ref.start is not None and ref.end is not None:
-            a, b = ref.start, ref.end
-            boxes.append(
-                (ref.sheet or a.sheet or host, min(a.row, b.row), min(a.col, b.col),
-                 max(a.row, b.row), max(a.col, b.col))
-            )  # fmt: skip
-        elif isinstance(ref, fz.NamedRangeRef | fz.TableRef) and ref.name.casefold() not in known:
-            continue
-        else:  # known names and tables, whole rows/columns, 3-D and external references
-            return None
-    return boxes
-
-
-def _functions(node) -> set[str]:
-    out, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if n.node_type() == "Function":
-            out.add((n.get_function_name() or "").upper())
-        stack.extend(n.children())
-    return out
-
-
-def _inside(box: Box, sheet: str, row: int, col: int) -> bool:
-    return (
-        box[0].casefold() == sheet.casefold()
-        and box[1] <= row <= box[3]
-        and box[2] <= col <= box[4]
-    )
-
-
-def _is_error(value) -> bool:
-    return isinstance(value, dict) and value.get("type") == "Error"
-
-
-def _area(box: Box) -> int:
-    return (box[3] - box[1] + 1) * (box[4] - box[2] + 1)
