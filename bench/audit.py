@@ -1,28 +1,33 @@
 """`fortap audit` against two answer keys and seven published checkers, and its speed.
 
 1. TASI (`fortap.audit.keys.tasi_key`): the 291 worksheets only. The books are split in two
-   halves by `corpus.split.book_key` (`fortap.audit.measure.half_of`); the score thresholds
-   (one per kind, together the F1-best: `measure.best_thresholds`) are set on one half and
-   reported on the other, and back. Each half is audited with a
+   halves by `corpus.split.book_key` (`fortap.audit.measure.half_of`). Two scorings of the
+   same findings, both held out: "fitted", the logistic weights and threshold fitted on one
+   half's findings (`fortap.audit.fit`, as the shipped weights.json is on both) scoring the
+   other half, and back; "hand", the noisy-OR hand weights the fit replaced
+   (`helpers.audit_fit.HAND`) with thresholds (one per kind, together the F1-best:
+   `measure.best_thresholds`) set on one half and reported on the other. A third row, the
+   shipped weights at their threshold, saw both halves: not held out. Each half is audited with a
    ranker that never saw its books (`--rankers DIR`: DIR/A and DIR/B from
    `bench/helpers/audit_rankers.py`; without it the shipped ranker, which saw the training
    side of these books, is used and the table says so). Cell-level P, R, F1 overall and per
    kind, beside each checker's verdicts on the same cells (their flags carry no kind: per kind
-   only their recall). Baseline: the best checker on the same half; the ratio is ours / theirs.
+   only their recall). Baselines: the hand weights and each checker; ratios: fitted / them.
 2. ExceLint's 700 cells (`keys.excelint_key`, every annotated sheet): P and R of all findings,
    then formula cells (inconsistent-formula findings) and typed cells (missing-formula ones),
-   each book at the threshold set on the TASI half it does not fall in.
+   each book scored as the TASI half it does not fall in is (fitted and hand).
 3. `model2.xlsx`: `Suggester.open` timed apart, then the audit with the CLI's defaults; the
    baseline is a suggest call on every typed number (p50 of `--sample` calls x the count).
 
     python bench/audit.py --rankers /tmp/rankers --json out.json
 
-Targets (issue 36): held-out F1 above each checker's; model2 audit under 10 s.
+Targets (issue 36): held-out F1 (fitted) above each checker's; model2 audit under 10 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -30,13 +35,15 @@ from pathlib import Path
 import numpy as np
 
 from fortap.audit.auditor import AuditConfig, audit
-from fortap.audit.evaluate import audit_key, excelint_metrics, tasi_metrics
+from fortap.audit.evaluate import audit_key, excelint_metrics, gold_of, tasi_metrics
+from fortap.audit.findings import KINDS
 from fortap.audit.keys import excelint_key, tasi_key
-from fortap.audit.measure import HALVES, half_of
+from fortap.audit.measure import HALVES, above, half_of, scores
+from fortap.audit.score import load_weights
 from fortap.audit.structure import is_number
 from fortap.suggest.context import Target
 from fortap.suggest.engine import Suggester
-from helpers.audit_fit import fitted_metrics
+from helpers.audit_fit import cross_fit, fitted_metrics, hand_score, other, rescored
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MODEL2 = DATA / "excel_to_code_2050models" / "files" / "model2.xlsx"
@@ -48,17 +55,18 @@ def ranker_for(rankers: Path | None):
     return lambda book: None if rankers is None else rankers / half_of(str(book))
 
 
-def tasi_rows(m: dict) -> list[dict]:
+def tasi_rows(m: dict, who: str) -> list[dict]:
+    """Rows of one scoring (`who`) per part, and the checkers' rows where `m` has them."""
     rows = []
     for part in (*HALVES, "held-out"):
         got = m[part]
-        row = {"key": "TASI", "part": part, "who": "fortap audit", **got["audit"]}
+        row = {"key": "TASI", "part": part, "who": who, **got["audit"]}
         row["threshold"] = got.get("threshold")
         for kind, s in got["audit_by_kind"].items():
             row[f"{kind}_precision"], row[f"{kind}_recall"] = s["precision"], s["recall"]
             row[f"{kind}_f1"] = s["f1"]
         rows.append(row)
-        for name, s in got["checkers"].items():
+        for name, s in got.get("checkers", {}).items():
             row = {
                 "key": "TASI",
                 "part": part,
@@ -72,14 +80,30 @@ def tasi_rows(m: dict) -> list[dict]:
 
 
 def print_tasi(rows: list[dict]) -> None:
-    print(f"{'part':9} {'who':18} {'flag':>5} {'gold':>5} {'hits':>5} {'P':>6} {'R':>6} "
+    print(f"{'part':9} {'who':22} {'flag':>5} {'gold':>5} {'hits':>5} {'P':>6} {'R':>6} "
           f"{'F1':>6}  {'R missing':>9} {'R incons.':>9}")  # fmt: skip
-    for r in rows:
+    for r in sorted(rows, key=lambda r: (r["part"], not r["who"].startswith("audit"))):
         print(
-            f"{r['part']:9} {r['who']:18} {r['flagged']:5d} {r['gold']:5d} {r['hits']:5d} "
+            f"{r['part']:9} {r['who']:22} {r['flagged']:5d} {r['gold']:5d} {r['hits']:5d} "
             f"{r['precision']:6.3f} {r['recall']:6.3f} {r['f1']:6.3f}  "
             f"{r['missing-formula_recall']:9.3f} {r['inconsistent-formula_recall']:9.3f}"
         )
+    for r in rows:
+        if r["who"].startswith("audit") and r["part"] == "held-out":
+            print(f"{r['who']}, held-out, per kind P/R/F1: " + "; ".join(
+                f"{k} {r[f'{k}_precision']:.3f}/{r[f'{k}_recall']:.3f}/{r[f'{k}_f1']:.3f}"
+                for k in KINDS))  # fmt: skip
+
+
+def shipped_metrics(key: list, found: list) -> dict:
+    """The shipped weights (fitted on both halves) at their threshold: not held out."""
+    w, gold = load_weights(), gold_of(key)
+    cut = w.min_score
+    kinds = {k: above({s.place: w.score(k, dict(s.facts)) for s in found if s.kind == k}, cut)
+             for k in KINDS}  # fmt: skip
+    by_kind = {k: scores(kinds[k], gold_of(key, k)).to_json() for k in KINDS}
+    got = scores(set().union(*kinds.values()), gold).to_json()
+    return {"threshold": cut, "audit": got, "audit_by_kind": by_kind}
 
 
 def model2_timing(path: Path, sample: int) -> dict:
@@ -114,46 +138,62 @@ def model2_timing(path: Path, sample: int) -> dict:
 
 
 def tasi_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) -> dict:
-    """The TASI table and targets; returns the thresholds set on each half."""
+    """The TASI table and targets; returns how each half scores a book (for ExceLint)."""
     key = tasi_key(args.tasi)
     run = audit_key(key, cfg, ranker_for(args.rankers))
-    m = tasi_metrics(key, run.found)
-    if args.json:  # every finding, for a later look (scores and facts)
+    if args.json:  # every finding, for a later look and the fit (score: the shipped weights')
         with open(args.json.with_suffix(".found.jsonl"), "w") as out:
             for f in run.found:
                 out.write(json.dumps([*f.place, f.kind, f.score, dict(f.facts)]) + "\n")
-    thresholds = m["thresholds_set_on"]
-    fitted = fitted_metrics(key, run.found)
-    extra["tasi"] = {"errors": run.errors, "thresholds_set_on": thresholds,
-                     "audit_s": round(sum(t["audit_s"] for t in run.times.values()), 1),
-                     "fitted_on_other_half": fitted}  # fmt: skip
-    rows += tasi_rows(m)
-    print(f"TASI (rankers: {args.rankers or 'shipped, saw the training side'}); "
-          f"thresholds set on A {thresholds['A']}, on B {thresholds['B']}")  # fmt: skip
-    print_tasi([r for r in rows if r["key"] == "TASI"])
-    f = fitted["held-out"]
-    print(f"reference, facts weighted by a logistic fit on the other half: held-out "
-          f"P {f['precision']:.3f} R {f['recall']:.3f} F1 {f['f1']:.3f}")  # fmt: skip
-    ours = m["held-out"]["audit"]["f1"]
-    for name, s in m["held-out"]["checkers"].items():
-        print(f"ratio F1 fortap / {name}: {ours / max(s['f1'], 1e-9):.2f}")
+    hand = tasi_metrics(key, rescored(run.found, lambda s: hand_score(dict(s.facts))))
+    models = cross_fit(run.found, gold_of(key))
+    fitted = fitted_metrics(key, run.found, models)
+    shipped = shipped_metrics(key, run.found)
+    thresholds = hand["thresholds_set_on"]
+    seconds = round(sum(t["audit_s"] for t in run.times.values()), 1)
+    extra["tasi"] = {"errors": run.errors, "hand_thresholds_set_on": thresholds,
+                     "fitted_on_each_half": {h: m.to_json() for h, m in models.items()},
+                     "shipped_not_held_out": shipped, "audit_s": seconds}  # fmt: skip
+    rows += tasi_rows(fitted, "audit, fitted") + tasi_rows(hand, "audit, hand weights")
+    rows.append({"key": "TASI", "part": "both (seen)", "who": "audit, shipped weights",
+                 **shipped["audit"], "threshold": shipped["threshold"]})  # fmt: skip
+    print(f"TASI (rankers: {args.rankers or 'shipped, saw the training side'}); thresholds: "
+          f"fitted on A {models['A'].min_score}, on B {models['B'].min_score}; hand set on A "
+          f"{thresholds['A']}, on B {thresholds['B']}")  # fmt: skip
+    print_tasi([r for r in rows if r["key"] == "TASI" and r["part"] in (*HALVES, "held-out")])
+    s = shipped["audit"]
+    print(f"shipped weights (fitted on both halves: not held out) at {shipped['threshold']}: "
+          f"P {s['precision']:.3f} R {s['recall']:.3f} F1 {s['f1']:.3f}")  # fmt: skip
+    ours, base = fitted["held-out"]["audit"]["f1"], hand["held-out"]["audit"]["f1"]
+    print(f"ratio F1 fitted / hand weights: {ours / max(base, 1e-9):.2f}")
+    for name, s in hand["held-out"]["checkers"].items():
+        print(f"ratio F1 fitted / {name}: {ours / max(s['f1'], 1e-9):.2f}")
         targets.append({"name": f"TASI held-out F1 > {name}", "value": ours,
                         "target": s["f1"], "met": ours > s["f1"]})  # fmt: skip
-    return thresholds
+    return {"hand": thresholds, "fitted": models}
 
 
-def excelint_part(args, cfg: AuditConfig, thresholds: dict, rows: list, extra: dict) -> None:
-    """ExceLint's cells, each book at the threshold of the TASI half it is not in."""
+def excelint_part(args, cfg: AuditConfig, tasi: dict, rows: list, extra: dict) -> None:
+    """ExceLint's cells, each book scored as the TASI half it is not in is (fitted, hand)."""
     key = excelint_key(args.excelint)
     run = audit_key(key, cfg, ranker_for(args.rankers))
-    other = {h: thresholds[HALVES[1 - HALVES.index(h)]] for h in HALVES}
-    m = excelint_metrics(key, run, lambda book: other[half_of(book)])
-    extra["excelint"] = {"errors": run.errors, "books": m["books"], "sheets": m["sheets"]}
-    for part in ("all", "formula", "typed"):
-        rows.append({"key": "ExceLint", "part": part, "who": "fortap audit", **m[part]})
-        s = m[part]
-        print(f"ExceLint {part:8} flagged {s['flagged']:5d} gold {s['gold']:4d} hits "
-              f"{s['hits']:4d} P {s['precision']:.3f} R {s['recall']:.3f}")  # fmt: skip
+    model = lambda book: tasi["fitted"][other(half_of(book))]  # noqa: E731
+    by_hand = rescored(run.found, lambda s: hand_score(dict(s.facts)))
+    by_fit = rescored(run.found, lambda s: model(s.place[0]).score(s.kind, dict(s.facts)))
+    got = {
+        "audit, fitted": excelint_metrics(key, dataclasses.replace(run, found=by_fit),
+                                          lambda b: dict.fromkeys(KINDS, model(b).min_score)),
+        "audit, hand weights": excelint_metrics(key, dataclasses.replace(run, found=by_hand),
+                                                lambda b: tasi["hand"][other(half_of(b))]),
+    }  # fmt: skip
+    extra["excelint"] = {"errors": run.errors, "books": len({ks.book for ks in key}),
+                         "sheets": len(key)}  # fmt: skip
+    for who, m in got.items():
+        for part in ("all", "formula", "typed"):
+            rows.append({"key": "ExceLint", "part": part, "who": who, **m[part]})
+            s = m[part]
+            print(f"ExceLint {who:20} {part:8} flagged {s['flagged']:5d} gold {s['gold']:4d} "
+                  f"hits {s['hits']:4d} P {s['precision']:.3f} R {s['recall']:.3f}")  # fmt: skip
 
 
 def main() -> None:
@@ -171,7 +211,7 @@ def main() -> None:
     skip = set(filter(None, args.skip.split(",")))
     cfg = AuditConfig(max_checks=args.max_checks, check_seconds=args.check_seconds)
     rows, targets, extra = [], [], {"config": vars(args) | {"audit": cfg.__dict__}}
-    thresholds = None
+    tasi = None
 
     def dump() -> None:  # after each part: a later part's failure loses nothing measured
         if args.json:
@@ -179,10 +219,10 @@ def main() -> None:
             args.json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
 
     if "tasi" not in skip:
-        thresholds = tasi_part(args, cfg, rows, targets, extra)
+        tasi = tasi_part(args, cfg, rows, targets, extra)
         dump()
-    if "excelint" not in skip and thresholds is not None:
-        excelint_part(args, cfg, thresholds, rows, extra)
+    if "excelint" not in skip and tasi is not None:
+        excelint_part(args, cfg, tasi, rows, extra)
         dump()
     if "model2" not in skip:
         t = model2_timing(args.model2, args.sample)

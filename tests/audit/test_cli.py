@@ -14,7 +14,8 @@ from .books import odd_formula
 def test_audit_json_and_report(tmp_path):
     book = odd_formula(tmp_path / "o.xlsx")
     out = tmp_path / "report"
-    got = CliRunner().invoke(app, ["audit", str(book), "--json", "-o", str(out)])
+    args = ["audit", str(book), "--json", "-o", str(out), "--min-score", "0"]
+    got = CliRunner().invoke(app, args)
     assert got.exit_code == 0, got.output
     doc = json.loads(got.output)
     assert [(f["cell"], f["kind"], f["fix"]) for f in doc["findings"]] == [
@@ -30,7 +31,7 @@ def test_audit_json_and_report(tmp_path):
 
 def test_audit_table_and_bad_sheet(tmp_path):
     book = odd_formula(tmp_path / "o.xlsx")
-    got = CliRunner().invoke(app, ["audit", str(book)])
+    got = CliRunner().invoke(app, ["audit", str(book), "--min-score", "0.0"])
     assert got.exit_code == 0 and "C5" in got.output and "typed numbers checked" in got.output
     bad = CliRunner().invoke(app, ["audit", str(book), "--sheet", "Nope"])
     assert bad.exit_code == 1 and "Nope" in bad.output

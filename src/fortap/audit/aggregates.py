@@ -5,7 +5,7 @@ ending at most two rows above the cell, is a column total. When the cell just ab
 first row holds a number too (typed or computed), the block of numbers goes on past the range:
 the total leaves its first rows out. The fix extends the range up to the block's first number
 (the run of filled cells above, ended by text or an empty cell). Such a total is an
-inconsistent formula of its own kind (`score.WEIGHTS["stops_short"]`).
+inconsistent formula of its own kind (its `stops_short` fact, weighted by `score`).
 """
 
 from __future__ import annotations

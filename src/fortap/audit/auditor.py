@@ -8,14 +8,15 @@ hole between two equal formulas, a high share of formulas in the run, the last n
 run, where totals stand), get previews: the structural fix at the cell, and the suggestion
 engine's top suggestions (`evidence`). A suggest call costs about 10 ms, so checking every
 number of a 10,000-number model would take minutes; the budget keeps an audit to seconds.
-Each cell's facts are scored (`score.combine`); findings under `min_score` are dropped.
+Each cell's facts are scored (`score.combine`, fitted weights); findings under `min_score` are
+dropped.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fortap.audit import evidence
 from fortap.audit.aggregates import Short, shorts
@@ -23,7 +24,7 @@ from fortap.audit.display import same_shown
 from fortap.audit.findings import INCONSISTENT, MISSING, Finding
 from fortap.audit.inconsistent import Break, breaks, describe
 from fortap.audit.missing import Hole, holes, numbers
-from fortap.audit.score import combine
+from fortap.audit.score import combine, default_min_score
 from fortap.audit.structure import AXES, AXIS_NAMES, runs
 from fortap.errors import FortapError
 from fortap.sheet.model import a1
@@ -37,7 +38,8 @@ WEAK_SOURCES = frozenset({"verbatim", "induced", "echo", "book"})  # matches: `w
 class AuditConfig:
     """What an audit checks and reports."""
 
-    min_score: float = 0.5  # findings scored below this are not reported
+    # findings scored below this are not reported (default: the threshold fitted with the weights)
+    min_score: float = field(default_factory=default_min_score)
     max_checks: int = 300  # typed numbers per workbook given previews and candidates
     check_seconds: float = 5.0  # and no more once the checks took this long (0: no limit)
     top: int = 3  # suggestions previewed per typed number checked
@@ -150,7 +152,7 @@ def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
         differs = not same_shown(got, shown, cell.style.number_format)
         facts["fix_differs"] = float(differs)
         text += f" (gives {got:,.10g}, the cell shows {shown:,.10g})" if differs else ""
-    score = combine(facts)
+    score = combine(INCONSISTENT, facts)
     return Finding(sheet, *b.cell, INCONSISTENT, score, text, b.fix, tuple(facts.items()))
 
 
@@ -162,7 +164,8 @@ def _short(sheet: str, s: Short) -> Finding:
         f"{a1(*s.cell)}: {s.text} leaves out the {s.left_out} number"
         f"{'s' * (s.left_out != 1)} above its range: a range stopping short; expected {s.fix}"
     )
-    return Finding(sheet, *s.cell, INCONSISTENT, combine(facts), text, s.fix, tuple(facts.items()))
+    score = combine(INCONSISTENT, facts)
+    return Finding(sheet, *s.cell, INCONSISTENT, score, text, s.fix, tuple(facts.items()))
 
 
 def _missing(sg: Suggester, sc: SheetContext, cell, hole: Hole | None, how: tuple[bool, bool],
@@ -199,7 +202,7 @@ def _missing(sg: Suggester, sc: SheetContext, cell, hole: Hole | None, how: tupl
     if not facts:
         return None
     facts["checked"], facts["run_end"] = float(checked), float(end)
-    score = combine(facts)
+    score = combine(MISSING, facts)
     text = f"{a1(*cell)} holds {value:,.10g} typed by hand; " + "; ".join(said)
     return Finding(sc.sheet.name, *cell, MISSING, score, text + ": missing formula", fix,
                    tuple(facts.items()))  # fmt: skip

@@ -20,8 +20,12 @@ def audit_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     min_score: Annotated[
-        float, typer.Option("--min-score", help="Report findings scored at least this (0-1).")
-    ] = 0.5,
+        float | None,
+        typer.Option(
+            "--min-score",
+            help="Report findings scored at least this (0-1; default: the fitted threshold).",
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Write report.md, report.html and a PNG per sheet here."),
@@ -44,7 +48,8 @@ def audit_command(
     from fortap.suggest.cli import native_stderr_silenced
     from fortap.suggest.engine import Suggester
 
-    cfg = AuditConfig(min_score=min_score, max_checks=max_checks, check_seconds=check_seconds)
+    given = {} if min_score is None else {"min_score": min_score}
+    cfg = AuditConfig(max_checks=max_checks, check_seconds=check_seconds, **given)
     with native_stderr_silenced():
         sg = Suggester.open(book, ranker=ranker)
         names = None if sheet is None else [find_sheet(sheet, sg.workbook.sheets, str(book)).name]

@@ -1,35 +1,86 @@
-"""A finding's score from its measured facts: a noisy-OR of weighted pieces of evidence.
+"""A finding's score from its kind and measured facts: a logistic model read from weights.json.
 
-Each fact is a number in [0, 1] (a share, or 1.0 for a check that held); `WEIGHTS` says how
-far one alone is trusted, and independent pieces combine as 1 - prod(1 - weight * fact). The
-weights are not fitted: they were set by reading the findings on ten books of the TASI key
-(every seventh, both halves), so the key's halves are not blind to them; the threshold a report
-uses is chosen on one half of the key and reported on the other (`bench/audit.py`), and the
-bench adds weights fitted on the other half alone as a clean reference.
+score = sigmoid(bias[kind] + sum_i w[kind][i] * x_i), x_i a fact of the finding (log1p of it
+for a count, `LOG1P`); a fact the model has no weight for counts for nothing. One model per
+kind: a fact can mean another thing for the other kind (`run_cells`). The weights are fitted
+(`fortap.audit.fit.fit_weights`) on every finding of the TASI key's 291 worksheets, label: the
+cell is in the key; `min_score` is the F1-best threshold on the same findings, the default of
+`AuditConfig.min_score` and `--min-score`. The file says what it was fitted on; held-out
+numbers come from fitting each half of the key and scoring the other (`bench/audit.py`).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+from dataclasses import dataclass
+from pathlib import Path
 
-WEIGHTS = {
-    # missing-formula
-    "run_share": 0.6,  # formulas among the other cells of the typed number's run
-    "hole": 0.8,  # its two neighbours along the run hold the same formula
-    "fix_equal": 0.9,  # the run's formula, re-anchored to it, gives the typed value
-    "top_equal": 0.75,  # the engine's top suggestion gives the typed value
-    "lower_equal": 0.4,  # a lower suggestion among the previewed ones gives it
-    "weak_equal": 0.15,  # a suggestion from a source that matches by chance gives it
-    # inconsistent-formula
-    "block_share": 0.85,  # the block's cells / the run's cells
-    "interior": 0.5,  # both neighbours along the run hold the block's formula
-    "fix_differs": 0.3,  # the fix gives another value than the cell shows
-    "stops_short": 0.7,  # a column total whose range stops short of the numbers above
-}
+from fortap.audit.findings import KINDS
+from fortap.errors import FortapError
+
+WEIGHTS_FILE = Path(__file__).with_name("weights.json")
+LOG1P = frozenset({"run_formulas", "run_cells", "odd", "left_out"})  # facts that are counts
 
 
-def combine(facts: dict[str, float]) -> float:
-    """1 - prod(1 - WEIGHTS[name] * value), over the facts that have a weight."""
-    miss = math.prod(1.0 - WEIGHTS[k] * min(max(v, 0.0), 1.0) for k, v in facts.items()
-                     if k in WEIGHTS)  # fmt: skip
-    return round(1.0 - miss, 6)
+def feature(name: str, value: float) -> float:
+    """A fact as the model reads it."""
+    return math.log1p(max(value, 0.0)) if name in LOG1P else value
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A fitted logistic model per finding kind: its bias and a weight per fact name."""
+
+    coef: dict[str, dict[str, float]]  # finding kind -> fact name -> weight
+    bias: dict[str, float]  # finding kind -> intercept
+    min_score: float  # the threshold chosen with the fit
+    fitted_on: str = ""  # what the weights were fitted on, in words
+
+    def score(self, kind: str, facts: dict[str, float]) -> float:
+        """The model's probability that the finding is an error, rounded to 6 digits."""
+        at = self.coef[kind]
+        z = self.bias[kind] + sum(at[k] * feature(k, v) for k, v in facts.items() if k in at)
+        return round(1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))), 6)
+
+    def to_json(self) -> dict:
+        return {"fitted_on": self.fitted_on, "min_score": self.min_score, "log1p": sorted(LOG1P),
+                "bias": self.bias, "weights": self.coef}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, doc: dict, where: str = "weights") -> Weights:
+        try:
+            if sorted(doc["log1p"]) != sorted(LOG1P):
+                raise ValueError(f"log1p facts {doc['log1p']} differ from score.LOG1P")
+            coef = {str(k): {str(n): float(v) for n, v in w.items()}
+                    for k, w in doc["weights"].items()}  # fmt: skip
+            bias = {str(k): float(v) for k, v in doc["bias"].items()}
+            if set(bias) != set(KINDS) or set(coef) != set(KINDS):
+                raise ValueError(f"weights for {sorted(coef)}, not the kinds {sorted(KINDS)}")
+            min_score = float(doc["min_score"])
+            if not 0.0 <= min_score <= 1.0:
+                raise ValueError(f"min_score {min_score} is not in [0, 1]")
+            return cls(coef, bias, min_score, str(doc.get("fitted_on", "")))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise FortapError(f"{where}: not audit weights ({err})") from err
+
+
+@functools.cache
+def load_weights(path: Path = WEIGHTS_FILE) -> Weights:
+    """The weights in `path` (JSON; default: the shipped ones), read once."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise FortapError(f"{path}: cannot read audit weights ({err})") from err
+    return Weights.from_json(doc, str(path))
+
+
+def combine(kind: str, facts: dict[str, float]) -> float:
+    """The shipped model's score of a finding of `kind` with `facts`."""
+    return load_weights().score(kind, facts)
+
+
+def default_min_score() -> float:
+    """The threshold fitted with the shipped weights (`AuditConfig.min_score`'s default)."""
+    return load_weights().min_score

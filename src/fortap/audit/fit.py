@@ -1,0 +1,65 @@
+"""Fitting `score.Weights`: an L2-penalised logistic regression per finding kind, in numpy.
+
+Each finding of a kind is a row: its facts as `score.feature` reads them (0 where absent);
+label 1 when its cell is in the answer key. The loss is the summed log loss plus
+||w||^2 / (2 C) on the fact weights (the intercept is free), minimised by Newton's method.
+One threshold for both kinds, the F1-best on the same findings (`measure.best_threshold`; a
+probability means the same for either kind), comes with the weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from fortap.audit.findings import KINDS
+from fortap.audit.measure import best_threshold
+from fortap.audit.score import Weights, feature
+
+Row = tuple[str, dict[str, float]]  # a finding's kind and facts
+
+
+def design(rows: Sequence[dict[str, float]], names: Sequence[str]) -> np.ndarray:
+    """(N, 1 + F): an intercept column, then the named facts (0 where absent)."""
+    at = {n: i for i, n in enumerate(names)}
+    x = np.zeros((len(rows), 1 + len(names)), np.float64)  # (N, 1+F)
+    x[:, 0] = 1.0
+    for j, facts in enumerate(rows):
+        for k, v in facts.items():
+            if k in at:
+                x[j, 1 + at[k]] = feature(k, v)
+    return x
+
+
+def logistic(x: np.ndarray, y: np.ndarray, c: float = 1.0, steps: int = 100) -> np.ndarray:
+    """Weights (1+F+K,) minimising log loss + ||w[1:]||^2 / (2c), by Newton's method."""
+    w = np.zeros(x.shape[1])  # (D,)
+    penalty = np.full(x.shape[1], 1.0 / c)  # (D,)
+    penalty[0] = 1e-8  # the intercept is free (a trace keeps the Hessian invertible)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -50, 50)))  # (N,)
+        grad = x.T @ (p - y) + penalty * w  # (D,)
+        hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty)  # (D, D)
+        step = np.linalg.solve(hess, grad)  # (D,)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def fit_weights(rows: Sequence[Row], labels: Sequence[bool], fitted_on: str = "",
+                c: float = 1.0) -> Weights:  # fmt: skip
+    """Per kind, weights over every fact name its rows carry; then the F1-best threshold."""
+    coef, bias = {}, {}
+    for kind in KINDS:
+        mine = [(facts, label) for (k, facts), label in zip(rows, labels, strict=True) if k == kind]
+        names = sorted({n for facts, _ in mine for n in facts})
+        y = np.array([label for _, label in mine], np.float64)  # (N_kind,)
+        w = logistic(design([facts for facts, _ in mine], names), y, c)  # (1+F,)
+        bias[kind] = float(w[0])
+        coef[kind] = {n: float(v) for n, v in zip(names, w[1:], strict=True)}
+    model = Weights(coef, bias, 0.0, fitted_on)
+    scored = {i: model.score(kind, facts) for i, (kind, facts) in enumerate(rows)}
+    cut = best_threshold(scored, {i for i, label in enumerate(labels) if label})
+    return Weights(coef, bias, cut, fitted_on)

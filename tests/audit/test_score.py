@@ -1,0 +1,71 @@
+"""The shipped audit weights: they load, name the facts findings carry, and a fit recovers them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from fortap.audit.auditor import AuditConfig
+from fortap.audit.findings import INCONSISTENT, KINDS, MISSING
+from fortap.audit.fit import fit_weights, logistic
+from fortap.audit.score import LOG1P, WEIGHTS_FILE, Weights, load_weights
+from fortap.errors import FortapError
+
+# every fact `auditor` writes, by kind (the match_<source> flags: the engine's sources)
+FACTS = {
+    MISSING: {"run_share", "hole", "run_formulas", "run_cells", "fix_equal", "top_equal",
+              "lower_equal", "weak_equal", "match_score", "checked", "run_end"},
+    INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "fix_differs", "stops_short",
+                   "left_out"},
+}  # fmt: skip
+
+
+def test_shipped_weights_name_the_facts():
+    w = load_weights()
+    assert set(w.coef) == set(w.bias) == set(KINDS)
+    for kind in KINDS:
+        plain = {n for n in w.coef[kind] if not n.startswith("match_") or n == "match_score"}
+        assert plain == FACTS[kind], kind
+    assert 0.0 < w.min_score < 1.0 and AuditConfig().min_score == w.min_score
+    assert "TASI" in w.fitted_on and json.loads(WEIGHTS_FILE.read_text())["log1p"] == sorted(LOG1P)
+
+
+def test_score_is_the_logistic_of_the_facts():
+    w = Weights(
+        {MISSING: {"hole": 2.0, "run_cells": 1.0}, INCONSISTENT: {}},
+        {MISSING: -1.0, INCONSISTENT: 0.0},
+        0.5,
+    )
+    z = -1.0 + 2.0 * 1.0 + np.log1p(3.0)  # run_cells is a count: log1p; "odd" has no weight
+    assert w.score(MISSING, {"hole": 1.0, "run_cells": 3.0, "odd": 9.0}) == round(
+        1 / (1 + np.exp(-z)), 6
+    )
+    assert w.score(INCONSISTENT, {"hole": 1.0}) == 0.5
+
+
+def test_bad_weights_file(tmp_path):
+    bad = tmp_path / "w.json"
+    bad.write_text(json.dumps({"min_score": 0.4, "log1p": sorted(LOG1P), "bias": {MISSING: 0.0},
+                               "weights": {MISSING: {}}}))  # fmt: skip
+    with pytest.raises(FortapError, match="w.json: not audit weights"):
+        load_weights(bad)
+
+
+def test_newton_fit_recovers_the_weights():
+    rng = np.random.default_rng(0)
+    x = np.c_[np.ones(4000), rng.normal(size=(4000, 2))]  # (N, 3)
+    y = (rng.random(4000) < 1 / (1 + np.exp(-(x @ [0.5, 2.0, -1.0])))).astype(float)  # (N,)
+    assert np.allclose(logistic(x, y, c=1e6), [0.5, 2.0, -1.0], atol=0.15)
+
+
+def test_fit_weights_and_threshold():
+    rows = [(MISSING, {"hole": float(i % 2)}) for i in range(40)] + [
+        (INCONSISTENT, {"odd": 1.0}) for _ in range(10)
+    ]
+    labels = [i % 2 == 1 for i in range(40)] + [False] * 10
+    w = fit_weights(rows, labels, "toy")
+    assert set(w.coef[MISSING]) == {"hole"} and set(w.coef[INCONSISTENT]) == {"odd"}
+    assert w.score(MISSING, {"hole": 1.0}) > 0.8 > 0.2 > w.score(MISSING, {"hole": 0.0})
+    assert w.score(INCONSISTENT, {"odd": 1.0}) < w.min_score <= w.score(MISSING, {"hole": 1.0})
