@@ -42,15 +42,8 @@ import tarfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data"
-WORDS = "embeddings.word_embeddings.weight"
-PRETRAIN = {  # the tiny-1h recipe's objectives and weights (models/encoders/README.md)
-    "tuta": ["--objectives", "mlm,cell_cloze,table_context"],
-    "fortap": ["--objectives", "mlm,cell_cloze,table_context,nrp,ncp,formula_mlm",
-               "--set", "objectives.nrp.weight=4", "--set", "objectives.ncp.weight=4",
-               "--set", "data.formula_samples_only=true"],
-}  # fmt: skip
+from helpers.pair_common import PRETRAIN, REPO, WORDS
+
 ENCODERS = ("minilm", "tuta", "fortap")
 FOLDS = (0, 1, 2, 3, 4)
 QA_STEPS = 1200  # of the task's 2,000: what fits the lease beside the pretraining (all rows alike)
