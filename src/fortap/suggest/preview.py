@@ -186,8 +186,6 @@ class Previewer:
             if copied is None or copied > self.limits.copy_cells or route == "engine":
                 shown = self._within(
                     budget,
-                    self.costs,
-                    "engine",
                     lambda: judged_engine(self._engine_preview(sheet, row, col, formula, dates)),
                 )
             else:
@@ -200,11 +198,12 @@ class Previewer:
                 shown = dataclasses.replace(shown, array=True, note=note)
             return as_written(shown, written)
 
-    def _within(self, budget, costs: EngineCosts, route: str, evaluate) -> Preview:
-        """`evaluate()` (a whole-workbook route: the loaded engine, formulon) inside the call's
-        `budget`, its time recorded in the budget and in the route's `costs`."""
+    def _within(self, budget, evaluate) -> Preview:
+        """`evaluate()` (a preview through the loaded engine) inside the call's `budget`, its
+        time recorded in the budget and in this workbook's engine `costs`."""
+        costs = self.costs
         if budget is not None and not costs.allows(budget):
-            return not_computed(route, over_time(costs, budget, route))
+            return not_computed("engine", over_time(costs, budget))
         start = time.perf_counter()
         shown = evaluate()
         if budget is not None:

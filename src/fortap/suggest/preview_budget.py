@@ -12,15 +12,15 @@ The limits are chosen once for every workbook, never tuned to a file:
   finish is not evaluated, and the preview says "not computed: its chain of precedents is
   longer than N references". Cells that only hold values end the chain: a lookup into 50,000
   numbers is evaluated.
-- *time per call*: the routes through the whole workbook (the loaded engine, and formulon for
-  array formulas: `preview_array`) share `call_ms` per suggestion call. One evaluation cannot
-  be stopped once started (formualizer holds the GIL, so no timer can call its `cancel`, and
-  its deadline is a load-time setting that would also cut the workbook's own full evaluation).
-  So such a preview starts only while the time the call has spent on them plus the time
-  expected of one evaluation by that route on this workbook (`EngineCosts`: the largest of the
-  last ones measured; a preview cut by the chain bound evaluated nothing and is not one) stays
-  inside it; the others say "not computed: ..." with that time. The first evaluation by a route on a workbook
-  always runs (nothing is known yet), bounded by the chain only.
+- *time per call*: previews through the whole workbook (the loaded engine) share `call_ms` per
+  suggestion call (formulon previews array formulas on the cells route: `preview_array`). One
+  evaluation cannot be stopped once started (formualizer holds the GIL, so no timer can call its
+  `cancel`, and its deadline is a load-time setting that would also cut the workbook's own full
+  evaluation). So such a preview starts only while the time the call has spent on them plus the
+  time expected of one evaluation on this workbook (`EngineCosts`: the largest of the last ones
+  measured; a preview cut by the chain bound evaluated nothing and is not one) stays inside it;
+  the others say "not computed: ..." with that time. The first evaluation on a workbook always
+  runs (nothing is known yet), bounded by the chain only.
 """
 
 from __future__ import annotations
@@ -86,14 +86,11 @@ class EngineCosts:
         return budget.spent_ms + self.expected() <= budget.limit_ms
 
 
-def over_time(costs: EngineCosts, budget: CallBudget, route: str = "engine") -> str:
+def over_time(costs: EngineCosts, budget: CallBudget) -> str:
     """The "not computed" reason of a whole-workbook preview the call's budget leaves out."""
-    what = (
-        "array formula previews" if route == "formulon" else "previews through the whole workbook"
-    )
     return (
-        f"{what} took up to {costs.expected():.0f} ms here, over the "
-        f"{budget.limit_ms:.0f} ms one suggestion may spend on them"
+        f"previews through the whole workbook took up to {costs.expected():.0f} ms here, over "
+        f"the {budget.limit_ms:.0f} ms one suggestion may spend on them"
     )
 
 
