@@ -40,6 +40,7 @@ from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, paired_gap, scores
 from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
+from helpers.recipe_pairs import recipe_pairs
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "saus_ctc"
 RUNS = Path(__file__).resolve().parents[1] / "runs" / "cell_types"  # git-ignored
@@ -86,15 +87,9 @@ def run_folds(runs: Path) -> dict[str, dict[int, dict[str, list]]]:
 
 def pairs(names: list[str]) -> list[tuple[str, str]]:
     """The gaps reported: every run against the forest with position; at each pretraining
-    recipe (the name after `fortap`: `-tiny`, `-tiny-elr1e-3`, `-gpu3m`, ...) fortap vs tuta,
-    and each vs that recipe's unpretrained start (`minilm` with the same tail where it ran,
-    else `random`); MiniLM vs random and vs the tiny pair."""
-    out = [(n, FOREST) for n in names]
-    for name in names:
-        if name.startswith("fortap"):
-            tail = name.removeprefix("fortap")
-            start = f"minilm{tail}" if f"minilm{tail}" in names else "random"
-            out += [(name, f"tuta{tail}"), (name, start), (f"tuta{tail}", start)]
+    recipe fortap vs tuta and each vs its unpretrained start (`helpers.recipe_pairs`, `random`
+    where no `minilm` of that recipe ran); MiniLM vs random and vs the tiny pair."""
+    out = [(n, FOREST) for n in names] + recipe_pairs(names, "random")
     out += [("minilm", "random"), ("minilm", "fortap-tiny"), ("minilm", "tuta-tiny")]
     known = {*names, FOREST}
     return [(a, b) for a, b in out if a in known and b in known]

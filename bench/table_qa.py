@@ -12,10 +12,11 @@ answered by each system and scored with HiTab's matching rules (`fortap.tasks.ta
   `--run` (a finished `fortap finetune table-qa` run folder: its model's scores as that run's
   own evaluation measured them, in its metrics.json, beside its own baselines).
 Intervals: 95 %, resampling tables; paired gaps between `--run`s of one pretraining recipe
-(fortap vs tuta, each vs minilm: `gap_pairs`) on the same questions. Also measured: the share of dev questions whose HiTab labels
-map into the operation set (target >= 96 %), the share whose target re-executes to the gold
-answer, and the share whose gold cells survive the input's cut (the ceiling). Ratios are
-against the overlap rule of the same file, measured in the same run. Targets: the system best
+(fortap vs tuta, each vs minilm: `helpers.recipe_pairs`) on the same questions. Also
+measured: the share of dev questions whose HiTab labels map into the operation set (target
+>= 96 %), the share whose target re-executes to the gold answer, and the share whose gold
+cells survive the input's cut (the ceiling). Ratios are against the overlap rule of the same
+file, measured in the same run. Targets: the system best
 on dev reaches 40 % on test_samples.jsonl (published: HiTab's parser 42.3 %, ForTaP 47.0 %).
 """
 
@@ -35,6 +36,7 @@ from fortap.tasks.table_qa.questions import QuestionBuilder
 from fortap.tasks.table_qa.samples import HitabSet
 from fortap.tasks.table_qa.scoring import score
 from fortap.text.tokenizer import Tokenizer
+from helpers.recipe_pairs import recipe_pairs
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hitab"
 
@@ -90,21 +92,6 @@ def show(rows: list[dict], cover: dict) -> None:
               f"the gold {c['verified']:.3f}, gold cells survive the cut {c['gold_shown']:.3f}")  # fmt: skip
 
 
-def gap_pairs(names: list[str]) -> list[tuple[str, str]]:
-    """At each pretraining recipe (the run name after `fortap`): fortap vs tuta, and each vs
-    the `minilm` run of the same tail (the unpretrained start)."""
-    out = []
-    for name in names:
-        if name.startswith("fortap"):
-            tail = name.removeprefix("fortap")
-            out += [
-                (name, f"tuta{tail}"),
-                (name, f"minilm{tail}"),
-                (f"tuta{tail}", f"minilm{tail}"),
-            ]
-    return [(a, b) for a, b in out if a in names and b in names]
-
-
 def run_tallies(folder: Path, split: str, table_of: dict[str, str]) -> dict[str, Tally]:
     """Right answers and questions per table of a run's model on `split` (its predictions)."""
     tallies: dict[str, list[int]] = {}
@@ -125,7 +112,7 @@ def gap_rows(runs: list[str], splits: list[str], hitab: HitabSet) -> list[dict]:
     for split in splits:
         table_of = {q.id: q.table_id for q in hitab.samples(split)}
         tallies = {n: run_tallies(f, split, table_of) for n, f in folders.items()}
-        for a, b in gap_pairs(list(folders)):
+        for a, b in recipe_pairs(list(folders)):
             gap = bootstrap_gap(tallies[a], tallies[b])
             rows.append({"split": split, "gap": f"{a} - {b}", "value": gap["gap"],
                          "low": gap["low"], "high": gap["high"], "tables": gap["books"]})  # fmt: skip

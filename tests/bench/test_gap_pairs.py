@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import cell_types
-import table_qa
+from helpers.recipe_pairs import recipe_pairs
 
 
 def test_cell_types_pairs_each_recipe_with_its_own_start():
@@ -17,7 +17,7 @@ def test_cell_types_pairs_each_recipe_with_its_own_start():
     assert all((n, cell_types.FOREST) in pairs for n in names)
 
 
-def test_table_qa_pairs_only_runs_that_exist():
-    pairs = table_qa.gap_pairs(["fortap-gpu3m", "tuta-gpu3m", "minilm-gpu3m", "fortap-x"])
+def test_recipe_pairs_only_runs_that_exist():
+    pairs = recipe_pairs(["fortap-gpu3m", "tuta-gpu3m", "minilm-gpu3m", "fortap-x"])
     assert pairs == [("fortap-gpu3m", "tuta-gpu3m"), ("fortap-gpu3m", "minilm-gpu3m"),
                      ("tuta-gpu3m", "minilm-gpu3m")]  # fmt: skip
