@@ -24,7 +24,8 @@ report and training log), each encoder without its word table (two bf16 files ea
 failing in its first two minutes stops everything (a broken setup). `collect` rebuilds the
 encoders with the word table the runs read into DEST/encoders/{tuta,fortap}-minilm-gpu and
 unpacks the runs into DEST; `bench/cell_types.py --runs DEST/cell_types` and
-`bench/table_qa.py --run NAME=DEST/table_qa/ENCODER ...` score them.
+`bench/table_qa.py --run NAME=DEST/table_qa/ENCODER ...` score them; `collect --json PATH`
+writes each run's exit code and whether every planned run finished.
 """
 
 from __future__ import annotations
@@ -247,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("files_at", type=Path)
     c.add_argument("--corpus", type=Path, default=REPO / "runs/table_qa/clean/corpus")
     c.add_argument("--dest", type=Path, default=REPO / "runs/pair")
+    c.add_argument("--json", type=Path, help="write each run's exit code and the count finished")
     args = ap.parse_args(argv)
     if args.step != "run":  # here, with fortap installed
         from helpers import pair_pack as pack
@@ -259,7 +261,18 @@ def main(argv: list[str] | None = None) -> int:
         args.work.mkdir(parents=True, exist_ok=True)
         return run(args.carry, args.minutes, args.deadline, out, args.work, args.device, args.smoke)
     pack.collect(args.files_at, args.corpus, args.dest)
+    if args.json is not None:
+        write_json(args.json, json.loads((args.dest / "exit_codes.json").read_text()))
     return 0
+
+
+def write_json(path: Path, codes: dict[str, int]) -> None:
+    """{results: a row per run with its exit code, targets: every planned run finished}."""
+    planned = len(PRETRAIN) + len(ENCODERS) * (len(FOLDS) + 1)
+    done = sum(code == 0 for code in codes.values())
+    rows = [{"run": name, "exit": code} for name, code in sorted(codes.items())]
+    goal = {"name": "runs finished", "value": done, "target": planned, "met": done == planned}
+    path.write_text(json.dumps({"results": rows, "targets": [goal]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
