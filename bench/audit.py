@@ -3,14 +3,17 @@
 1. TASI (`fortap.audit.keys.tasi_key`): the 291 worksheets only. The books are split in two
    halves by `corpus.split.book_key` (`fortap.audit.measure.half_of`). Two scorings of the
    same findings, both held out: "fitted", the logistic weights and threshold fitted on one
-   half's findings (`fortap.audit.fit`, as the shipped weights.json is on both) scoring the
-   other half, and back; "hand", the noisy-OR hand weights the fit replaced
-   (`helpers.audit_fit.HAND`) with thresholds (one per kind, together the F1-best:
+   half's findings (`fortap.audit.refit.cross_fit`, as the shipped weights.json is on both)
+   scoring the other half, and back; "hand", the noisy-OR hand weights the fit replaced
+   (`helpers.audit_hand.HAND`) with thresholds (one per kind, together the F1-best:
    `measure.best_thresholds`) set on one half and reported on the other. A third row, the
    shipped weights at their threshold, saw both halves: not held out. Each half is audited with a
    ranker that never saw its books (`--rankers DIR`: DIR/A and DIR/B from
    `bench/helpers/audit_rankers.py`; without it the shipped ranker, which saw the training
-   side of these books, is used and the table says so). Cell-level P, R, F1 overall and per
+   side of these books, is used and the table says so). The weights fitted on all of this
+   run's findings (what `fortap finetune formula-audit` fits) are compared with the shipped
+   `weights.json`: with the shipped recipe (these rankers, 300 checks a book) they must agree
+   within 1e-6. Cell-level P, R, F1 overall and per
    kind, beside each checker's verdicts on the same cells (their flags carry no kind: per kind
    only their recall). Baselines: the hand weights and each checker; ratios: fitted / them.
 2. ExceLint's 700 cells (`keys.excelint_key`, every annotated sheet): P and R of all findings,
@@ -19,7 +22,8 @@
 3. `model2.xlsx`: `Suggester.open` timed apart, then the audit with the CLI's defaults; the
    baseline is a suggest call on every typed number (p50 of `--sample` calls x the count).
 
-    python bench/audit.py --rankers /tmp/rankers --json out.json
+    python bench/helpers/audit_rankers.py runs/audit-rankers ../shared/data/tasi FOLDER...
+    python bench/audit.py --rankers runs/audit-rankers --json runs/audit.json
 
 Targets (issue 36): held-out F1 (fitted) above each checker's; model2 audit under 10 s.
 """
@@ -38,21 +42,26 @@ from fortap.audit.auditor import AuditConfig, audit
 from fortap.audit.evaluate import audit_key, excelint_metrics, gold_of, tasi_metrics
 from fortap.audit.findings import KINDS
 from fortap.audit.keys import excelint_key, tasi_key
-from fortap.audit.measure import HALVES, above, half_of, scores
-from fortap.audit.score import load_weights
+from fortap.audit.measure import HALVES, half_of
+from fortap.audit.refit import (
+    cross_fit,
+    fit_findings,
+    held_out,
+    other,
+    ranker_for,
+    scored_by,
+    write_findings,
+)
+from fortap.audit.score import Weights, load_weights
 from fortap.audit.structure import is_number
 from fortap.suggest.context import Target
 from fortap.suggest.engine import Suggester
-from helpers.audit_fit import cross_fit, fitted_metrics, hand_score, other, rescored
+from helpers.audit_hand import hand_score, rescored
+from helpers.paths import DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MODEL2 = DATA / "excel_to_code_2050models" / "files" / "model2.xlsx"
 MODEL2_SECONDS = 10.0
-
-
-def ranker_for(rankers: Path | None):
-    """book -> the ranker blind to its half (None: the shipped one)."""
-    return lambda book: None if rankers is None else rankers / half_of(str(book))
+SAME = 1e-6  # the refit and the shipped weights agree when no number differs by more
 
 
 def tasi_rows(m: dict, who: str) -> list[dict]:
@@ -95,15 +104,14 @@ def print_tasi(rows: list[dict]) -> None:
                 for k in KINDS))  # fmt: skip
 
 
-def shipped_metrics(key: list, found: list) -> dict:
-    """The shipped weights (fitted on both halves) at their threshold: not held out."""
-    w, gold = load_weights(), gold_of(key)
-    cut = w.min_score
-    kinds = {k: above({s.place: w.score(k, dict(s.facts)) for s in found if s.kind == k}, cut)
-             for k in KINDS}  # fmt: skip
-    by_kind = {k: scores(kinds[k], gold_of(key, k)).to_json() for k in KINDS}
-    got = scores(set().union(*kinds.values()), gold).to_json()
-    return {"threshold": cut, "audit": got, "audit_by_kind": by_kind}
+def largest_difference(a: Weights, b: Weights) -> float:
+    """The largest absolute difference between two fits' numbers (inf when they differ in
+    which facts they weigh)."""
+    if a.coef.keys() != b.coef.keys() or any(a.coef[k].keys() != b.coef[k].keys() for k in a.coef):
+        return float("inf")
+    pairs = [(a.min_score, b.min_score), *((a.bias[k], b.bias[k]) for k in a.bias),
+             *((a.coef[k][n], b.coef[k][n]) for k in a.coef for n in a.coef[k])]  # fmt: skip
+    return max(abs(x - y) for x, y in pairs)
 
 
 def model2_timing(path: Path, sample: int) -> dict:
@@ -140,20 +148,20 @@ def model2_timing(path: Path, sample: int) -> dict:
 def tasi_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) -> dict:
     """The TASI table and targets; returns how each half scores a book (for ExceLint)."""
     key = tasi_key(args.tasi)
-    run = audit_key(key, cfg, ranker_for(args.rankers))
-    if args.json:  # every finding, for a later look and the fit (score: the shipped weights')
-        with open(args.json.with_suffix(".found.jsonl"), "w") as out:
-            for f in run.found:
-                out.write(json.dumps([*f.place, f.kind, f.score, dict(f.facts)]) + "\n")
+    run = audit_key(key, cfg, ranker_for(None, args.rankers))
+    if args.json:  # every finding, for a later look or a fit (score: the shipped weights')
+        write_findings(args.json.with_suffix(".found.jsonl"), run.found)
     hand = tasi_metrics(key, rescored(run.found, lambda s: hand_score(dict(s.facts))))
     models = cross_fit(run.found, gold_of(key))
-    fitted = fitted_metrics(key, run.found, models)
-    shipped = shipped_metrics(key, run.found)
+    fitted = held_out(key, run.found, models)
+    shipped = scored_by(key, run.found, load_weights())
+    refit = largest_difference(fit_findings(run.found, gold_of(key), ""), load_weights())
     thresholds = hand["thresholds_set_on"]
     seconds = round(sum(t["audit_s"] for t in run.times.values()), 1)
     extra["tasi"] = {"errors": run.errors, "hand_thresholds_set_on": thresholds,
                      "fitted_on_each_half": {h: m.to_json() for h, m in models.items()},
-                     "shipped_not_held_out": shipped, "audit_s": seconds}  # fmt: skip
+                     "shipped_not_held_out": shipped, "refit_largest_difference": refit,
+                     "audit_s": seconds}  # fmt: skip
     rows += tasi_rows(fitted, "audit, fitted") + tasi_rows(hand, "audit, hand weights")
     rows.append({"key": "TASI", "part": "both (seen)", "who": "audit, shipped weights",
                  **shipped["audit"], "threshold": shipped["threshold"]})  # fmt: skip
@@ -164,6 +172,11 @@ def tasi_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) ->
     s = shipped["audit"]
     print(f"shipped weights (fitted on both halves: not held out) at {shipped['threshold']}: "
           f"P {s['precision']:.3f} R {s['recall']:.3f} F1 {s['f1']:.3f}")  # fmt: skip
+    print(f"weights fitted on all of these findings vs the shipped weights.json: largest "
+          f"difference {refit:.3g}")  # fmt: skip
+    if args.rankers is not None and args.max_checks == AuditConfig.max_checks:  # shipped recipe
+        targets.append({"name": f"shipped weights.json refit within {SAME}", "value": refit,
+                        "target": SAME, "met": refit <= SAME})  # fmt: skip
     ours, base = fitted["held-out"]["audit"]["f1"], hand["held-out"]["audit"]["f1"]
     print(f"ratio F1 fitted / hand weights: {ours / max(base, 1e-9):.2f}")
     for name, s in hand["held-out"]["checkers"].items():
@@ -176,7 +189,7 @@ def tasi_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) ->
 def excelint_part(args, cfg: AuditConfig, tasi: dict, rows: list, extra: dict) -> None:
     """ExceLint's cells, each book scored as the TASI half it is not in is (fitted, hand)."""
     key = excelint_key(args.excelint)
-    run = audit_key(key, cfg, ranker_for(args.rankers))
+    run = audit_key(key, cfg, ranker_for(None, args.rankers))
     model = lambda book: tasi["fitted"][other(half_of(book))]  # noqa: E731
     by_hand = rescored(run.found, lambda s: hand_score(dict(s.facts)))
     by_fit = rescored(run.found, lambda s: model(s.place[0]).score(s.kind, dict(s.facts)))

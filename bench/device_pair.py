@@ -3,6 +3,7 @@ comparisons fine-tuned from it on that GPU, in one lease of a GPU machine.
 
     .venv/bin/python bench/device_pair.py prepare [--corpus C] [--out .carry/pair]     (here)
     python3 bench/device_pair.py run [--carry .carry/pair] [--minutes 3] [--deadline 500]  (GPU)
+        [--work DIR (default: a temporary folder)]
     .venv/bin/python bench/device_pair.py collect FILES_AT [--corpus C] [--dest runs/pair] (here)
 
 C is a corpus built without HiTab's folder (the first two steps of
@@ -14,13 +15,13 @@ MiniLM's weights cut to fit: every tensor in bf16 and the word table only at the
 corpus and the two tasks' examples use (found by building every example of both tasks). The
 other rows are zero and never read.
 
-`run` rebuilds a MiniLM package from them, pretrains both encoders side by side for
+`run` rebuilds a MiniLM package from them (`unpack`), pretrains both encoders side by side for
 `--minutes` each, with the word table frozen (so the encoders differ from MiniLM only outside
 it), and meanwhile fine-tunes from `minilm`; then from `tuta` and `fortap`: cell types (5
 folds, the task's default budget) and table QA (`QA_STEPS` updates), all on the GPU (bf16
 autocast). It writes to $OUT as runs finish: `runs.tar.gz` (each run's metrics, predictions,
 report and training log), each encoder without its word table (two bf16 files each) and
-`run.log`. A run not finished by `--deadline` seconds is stopped and reported as such; a run
+`run.log` (without $OUT: into runs/pair-out). A run not finished by `--deadline` seconds is stopped and reported as such; a run
 failing in its first two minutes stops everything (a broken setup). `collect` rebuilds the
 encoders with the word table the runs read into DEST/encoders/{tuta,fortap}-minilm-gpu and
 unpacks the runs into DEST; `bench/cell_types.py --runs DEST/cell_types` and
@@ -40,10 +41,12 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
-from helpers.pair_common import PRETRAIN, REPO, WORDS
+from helpers.pair_common import PRETRAIN, WORDS
+from helpers.paths import REPO, RUNS
 
 ENCODERS = ("minilm", "tuta", "fortap")
 FOLDS = (0, 1, 2, 3, 4)
@@ -71,7 +74,7 @@ def run(
             log.write(f"[{time.monotonic() - started:6.1f}s] {text}\n")
         print(text, flush=True)
 
-    site = _unpack(carry, work)
+    site = unpack(carry, work)
     env = {**os.environ, "PYTHONPATH": f"{site}:{REPO / 'src'}", "PYTHONUNBUFFERED": "1",
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # fmt: skip
     fortap = [sys.executable, "-m", "fortap"]
@@ -161,7 +164,7 @@ def _start_tasks(
     )
 
 
-def _unpack(carry: Path, work: Path) -> Path:
+def unpack(carry: Path, work: Path) -> Path:
     """The corpus, the data and a MiniLM package (word table: carried rows, zero elsewhere)
     under `work`; a stand-in `formualizer` (no run here parses a formula) in the site folder."""
     import torch
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--carry", type=Path, default=REPO / ".carry/pair")
     r.add_argument("--minutes", type=float, default=3.0)
     r.add_argument("--deadline", type=float, default=500.0)
-    r.add_argument("--work", type=Path, default=Path("/tmp/pair"))
+    r.add_argument("--work", type=Path, default=None, help="default: a temporary folder")
     r.add_argument("--device", default="cuda")
     r.add_argument("--smoke", action="store_true", help="2 updates of each run (a setup check)")
     c = sub.add_parser("collect")
@@ -256,10 +259,11 @@ def main(argv: list[str] | None = None) -> int:
         pack.prepare(args.corpus, args.out)
         return 0
     if args.step == "run":
-        out = Path(os.environ.get("OUT", "/tmp/pair-out"))
+        out = Path(os.environ.get("OUT") or RUNS / "pair-out")
         out.mkdir(parents=True, exist_ok=True)
-        args.work.mkdir(parents=True, exist_ok=True)
-        return run(args.carry, args.minutes, args.deadline, out, args.work, args.device, args.smoke)
+        work = args.work or Path(tempfile.mkdtemp(prefix="pair-"))
+        work.mkdir(parents=True, exist_ok=True)
+        return run(args.carry, args.minutes, args.deadline, out, work, args.device, args.smoke)
     pack.collect(args.files_at, args.corpus, args.dest)
     if args.json is not None:
         write_json(args.json, json.loads((args.dest / "exit_codes.json").read_text()))

@@ -35,8 +35,10 @@ import time
 from itertools import islice
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-TABLES = "/tmp/fortap_corpus/tables/tables.jsonl"
+from helpers import paths
+
+REPO = paths.REPO
+TABLES = str(paths.TABLES)  # runs/tables/tables.jsonl: `fortap ingest ... -o runs/tables`
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -95,7 +97,7 @@ def time_hand(args, train, encoder) -> float:
 
     from fortap.tasks.formula_finetune import FinetuneConfig, train_formula_prediction
 
-    from fortap.model.formula_decoder import DecoderConfig
+    from fortap.tasks.formula_prediction.decoder import DecoderConfig
     from fortap.training.optim import OptimConfig
 
     cfg = FinetuneConfig(
@@ -112,8 +114,9 @@ def time_shared(args, train, encoder) -> float:
     import tempfile
 
     import fortap.training.loop as loop
-    from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPOptim, FPTraining
+    from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPTraining
     from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
+    from fortap.tasks.recipe import Optim
 
     save = loop.save_checkpoint
 
@@ -127,7 +130,7 @@ def time_shared(args, train, encoder) -> float:
     loop.save_checkpoint = timed_save
 
     cfg = FormulaRunConfig(
-        optim=FPOptim(lr=1e-3, encoder_lr=1e-4),
+        optim=Optim(lr=1e-3, encoder_lr=1e-4),
         training=FPTraining(steps=args.steps, batch_size=args.batch_size, dev_checks=0,
                             bf16="off", progress=False),
     )  # fmt: skip

@@ -41,8 +41,8 @@ from fortap.formula.prefix_grammar import PrefixGrammar
 from fortap.formula.printer import to_text
 from fortap.formula.report import read_formula_lines
 from fortap.formula.tokens import FORMULA_VOCAB, UNKOP
-from fortap.model.formula_decoder import FormulaDecoder
-from fortap.model.grammar_bias import GrammarBias
+from fortap.tasks.formula_prediction.decoder import FormulaDecoder
+from fortap.tasks.formula_prediction.grammar_bias import GrammarBias
 
 REPO = Path(__file__).resolve().parents[1]
 EUSES = REPO.parent / "shared" / "data" / "xlparser-formulas" / "euses" / "formulas.txt"

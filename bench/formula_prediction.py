@@ -67,11 +67,11 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table as RichTable  # noqa: E402
 
 from fortap.corpus.split import SplitConfig, book_key, split_of  # noqa: E402
-from fortap.evaluation.metrics import formula_metrics  # noqa: E402
 from fortap.tasks.formula_prediction.config import FormulaRunConfig  # noqa: E402
 from fortap.tasks.formula_prediction.evaluate import gold_of, predict, sketch_prior  # noqa: E402
 from fortap.tasks.formula_prediction.examples import TRAIN_SETTINGS, low_resource  # noqa: E402
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction  # noqa: E402
+from fortap.tasks.formula_prediction.metrics import formula_metrics  # noqa: E402
 from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules  # noqa: E402
 from fortap.tasks.formula_prediction.run import load_split, start_encoder  # noqa: E402
 from fortap.tasks.formula_prediction.split import corpus_sides, leaked_books  # noqa: E402
@@ -83,9 +83,10 @@ from fortap.tasks.formula_prediction.workbooks import (  # noqa: E402
     workbook_metrics,
 )
 from fortap.tasks.run_config import config_dict, load_run_config  # noqa: E402
+from helpers import paths  # noqa: E402
 
-TABLES = "/tmp/fortap_corpus/tables/tables.jsonl"
-CORPUS = "/tmp/fortap_corpus/corpus"
+TABLES = str(paths.TABLES)  # runs/tables/tables.jsonl: `fortap ingest ... -o runs/tables`
+CORPUS = str(paths.CORPUS)  # runs/corpus: `fortap build-corpus runs/tables -o runs/corpus`
 BASELINE = "no pretraining (MiniLM)"
 PRIOR = "sketch prior (no input)"
 NEURAL = ((BASELINE, "minilm"), ("TUTA", "tuta"), ("ForTaP", "fortap"))

@@ -1,16 +1,12 @@
-"""Release a fine-tuned formula-prediction model, and check a released one.
+"""Check a released formula-prediction model against its stored metrics.
 
-    .venv/bin/python bench/fp_release.py release RUN_OUT DEST --tables PATH --corpus DIR [--json PATH]
     .venv/bin/python bench/fp_release.py check DEST --tables PATH [--json PATH]
 
-`release` stores the model of a finished run (`RUN_OUT/model`) in DEST with its weights in
-bfloat16, the corpus split it was tested on and the run's evaluation settings, evaluates DEST
-from the stored weights and writes those metrics to `DEST/metrics.json`
-(`fortap.tasks.formula_prediction.release`, which describes the folder). The baseline measured
-in the same run is the run's float32 model (`RUN_OUT/metrics.json`).
-
-`check` evaluates DEST again (e.g. in a fresh clone, with `--tables` from `fortap ingest
-../shared/data`) and compares with `DEST/metrics.json`.
+A release is made by `fortap release RUN -o DEST --corpus CORPUS` (the model of a finished run
+in bfloat16, the corpus split it was tested on, the run's evaluation settings and the stored
+weights' metrics; `fortap.tasks.formula_prediction.release` describes the folder). `check`
+evaluates DEST again (e.g. in a fresh clone, with `--tables` from `fortap ingest
+../shared/data`) and compares with `DEST/metrics.json`, as `fortap check-model DEST` does.
 
 Both print formula and sketch top-1 / top-5 and range accuracy, pooled, and formula top-1 per
 workbook, for the reference and the stored weights, and the share of the top-5 candidates on
@@ -32,21 +28,16 @@ from pathlib import Path  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table as RichTable  # noqa: E402
 
-from fortap.tasks.formula_prediction.release import TOLERANCE, check, release  # noqa: E402
+from fortap.tasks.formula_prediction.release import TOLERANCE, check  # noqa: E402
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    rel = sub.add_parser("release", help="store a run's model in bfloat16 and measure it")
-    rel.add_argument("run", help="a finished `fortap finetune formula-prediction -o` folder")
-    rel.add_argument("dest", help="the release folder (created)")
-    rel.add_argument("--corpus", required=True, help="the corpus whose split.json the run used")
     check = sub.add_parser("check", help="evaluate a release and compare with its metrics")
     check.add_argument("dest", help="a release folder")
-    for q in (rel, check):
-        q.add_argument("--tables", required=True, help="Table JSONL of `fortap ingest`")
-        q.add_argument("--json", help="write results and targets here")
+    check.add_argument("--tables", required=True, help="Table JSONL of `fortap ingest`")
+    check.add_argument("--json", help="write results and targets here")
     return p.parse_args(argv)
 
 
@@ -54,12 +45,8 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     console = Console()
     dest = Path(args.dest)
-    if args.command == "release":
-        report = release(Path(args.run), dest, Path(args.corpus), args.tables)
-        label = "run (float32)"
-    else:
-        report = check(dest, args.tables)
-        label = "released metrics"
+    report = check(dest, args.tables)
+    label = "released metrics"
     rows = report.rows()
     parsed = report.printable()
     view = RichTable(title=f"{dest}: {label} vs the stored bfloat16 weights (test split)",

@@ -14,7 +14,7 @@ Per run the table gives formula and sketch top-1, pooled and per workbook, formu
 the best dev formula top-1 of its dev checks (`training/metrics.jsonl`). A second table gives
 each run's gap to the first run (the baseline run, e.g. one without augmentation) in formula
 and sketch top-1, pooled and per workbook, with a 95 % interval from resampling test workbooks
-(`fortap.evaluation.by_workbook.bootstrap_gap`: the same targets in both runs, paired). The
+(`fortap.metrics.bootstrap.bootstrap_gap`: the same targets in both runs, paired). The
 runs must share their test targets (same split, seed and caps); the bench checks that, unless
 `--common` restricts every run to the targets all of them share (runs on different table sets,
 e.g. with and without some data folders): restricted runs are then recounted from their
@@ -35,7 +35,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_workbook_mean
+from fortap.metrics.bootstrap import book_tallies, bootstrap_gap, per_workbook_mean
 from fortap.tasks.formula_prediction.hits import read_predictions, record_hits
 from helpers.runs import labelled_runs
 

@@ -42,8 +42,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from fortap.evaluation.by_workbook import book_tallies, bootstrap_gap, per_workbook_mean
-from fortap.evaluation.metrics import sketch_key
+from fortap.metrics.bootstrap import book_tallies, bootstrap_gap, per_workbook_mean
 from fortap.suggest.books import contexts, side_of
 from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.induced import by_strength
@@ -58,6 +57,7 @@ from fortap.tasks.formula_prediction.hits import (
     text_guess,
     text_hits,
 )
+from fortap.tasks.formula_prediction.metrics import sketch_key
 
 SETTINGS = ("sheet", "paper")
 PRIOR = "sketch prior"

@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fortap.objectives.base import f1
+from fortap.metrics.f1 import f1
 from fortap.sheet.model import Region, Sheet
 from fortap.table.detect import build_table, detect_tables
 from fortap.table.model import HeaderNode, Table

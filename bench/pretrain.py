@@ -71,7 +71,6 @@ from pathlib import Path  # noqa: E402
 
 from fortap.encoding.collate import collate  # noqa: E402
 from fortap.encoding.formula_targets import FORMULA_KEY  # noqa: E402
-from fortap.evaluation.by_workbook import evaluate_by_book  # noqa: E402
 from fortap.objectives.baselines import (  # noqa: E402
     formula_mlm_baseline,
     ncp_baseline,
@@ -81,9 +80,11 @@ from fortap.objectives.baselines import (  # noqa: E402
     nrp_fitted_position_rule,
     nrp_position_rule,
 )
+from fortap.training.by_workbook import evaluate_by_book  # noqa: E402
 from fortap.training.loop import train  # noqa: E402
 from fortap.training.pretrain import setup_pretrain  # noqa: E402
 from fortap.training.run_config import load_config  # noqa: E402
+from helpers.paths import CORPUS  # noqa: E402
 from helpers.pretrain_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
@@ -264,7 +265,7 @@ def main() -> None:
     parser.add_argument(
         "--steps", type=int, default=0, help="train exactly N updates (no calibration, no clock)"
     )
-    parser.add_argument("--corpus", type=Path, default=Path("/tmp/fortap_corpus/corpus"))
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="default: runs/corpus")
     parser.add_argument("--json", type=Path, help="write results and targets here")
     parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
     parser.add_argument("--eval-samples", type=int, default=0, help="dev samples (0 = all)")

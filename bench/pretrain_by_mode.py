@@ -32,6 +32,7 @@ from fortap.encoding.formula_targets import FORMULA_KEY  # noqa: E402
 from fortap.model.state_file import load_state  # noqa: E402
 from fortap.training.checkpoint import MODEL_FILE, latest_checkpoint  # noqa: E402
 from fortap.training.pretrain import setup_pretrain  # noqa: E402
+from helpers.paths import CORPUS  # noqa: E402
 from pretrain import OBJECTIVES, run_config  # noqa: E402
 
 
@@ -103,7 +104,7 @@ def print_rows(rows: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, required=True, help="a bench/pretrain.py --out folder")
-    parser.add_argument("--corpus", type=Path, default=Path("/tmp/fortap_corpus/corpus"))
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="default: runs/corpus")
     parser.add_argument("--eval-per-book", type=int, default=32)
     parser.add_argument("--objectives", default=",".join(OBJECTIVES))
     parser.add_argument("--set", action="append", default=[], help="the run's --set overrides")

@@ -23,6 +23,7 @@ import argparse
 import http.client
 import itertools
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -116,7 +117,9 @@ class Server:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if request(self.connect(), "GET", "/health")[0] == 200:
+                status, page = request(self.connect(), "GET", "/")
+                if status == 200:  # the page carries the token that state-changing calls send
+                    PAGE_HEADERS["X-Fortap-Token"] = page_token(page.decode())
                     return
             except OSError:
                 pass
@@ -143,8 +146,18 @@ class Server:
             self.proc.wait()
 
 
+PAGE_HEADERS: dict[str, str] = {}  # what the served page sends with every request
+
+
+def page_token(html: str) -> str:
+    found = re.search(r'<meta name="fortap-token" content="([^"]+)">', html)
+    if found is None:
+        raise SystemExit("the served page carries no token")
+    return found.group(1)
+
+
 def request(conn, method: str, path: str, body: bytes | None = None, headers=None):
-    conn.request(method, path, body=body, headers=headers or {})
+    conn.request(method, path, body=body, headers={**PAGE_HEADERS, **(headers or {})})
     response = conn.getresponse()
     return response.status, response.read()
 

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from fortap.encoding.serialize import SerializeConfig
-from fortap.evaluation.by_workbook import Tally, bootstrap_gap
+from fortap.metrics.bootstrap import Tally, bootstrap_gap
 from fortap.tasks.table_qa.checkpoint import load_qa_model
 from fortap.tasks.table_qa.evaluate import baselines, model_rows, system_rows
 from fortap.tasks.table_qa.questions import QuestionBuilder

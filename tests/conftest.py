@@ -10,8 +10,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
-if str(REPO) not in sys.path:  # bench-only helpers are tested as `bench.<module>`
-    sys.path.insert(0, str(REPO))
+# bench scripts are tested as `bench.<script>`, and their helpers import as `helpers.<module>`,
+# as they do when a bench runs as a script (bench/ first on the path), and under no second
+# dotted name, which would load a second copy (`tests/bench/test_helper_imports.py`)
+for folder in (REPO, REPO / "bench"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 
 @pytest.fixture(scope="session")

@@ -58,8 +58,8 @@ def test_help_lists_the_commands_in_pipeline_order():
     shown = help_commands(result.output)
     assert shown[:6] == ["ingest", "formula", "build-corpus", "pretrain", "finetune", "evaluate"]
     assert shown[-5:] == ["suggest", "audit", "train-ranker", "serve", "demo"]
-    # commands added later (cell-types, ask) sit between evaluate and suggest
-    assert set(shown[6:-5]) <= {"cell-types", "ask"}
+    # the model-folder commands and the task tools sit between evaluate and suggest
+    assert shown[6:-5] == ["check-model", "release", "cell-types", "ask"]
     assert shown == [name for name in COMMAND_ORDER if name in shown]
 
 

@@ -21,6 +21,10 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "fortap"
 STAGES: tuple[tuple[str, ...], ...] = (
     # the package's own `__init__` (its version), the error types, the console width rule
     ("fortap", "errors", "console"),
+    # where commands write: the output-folder guard, atomic files, safe file names
+    ("outputs",),
+    # scores and intervals every objective and task measures with (`f1`, the cluster bootstrap)
+    ("metrics",),
     # ingest report records; `config` is the preset/override machinery, knowing no component
     ("ingest_report", "config"),
     ("sheet",),
@@ -32,7 +36,6 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("corpus", "model"),  # siblings: samples and the encoder never import each other
     ("objectives",),
     ("training",),
-    ("evaluation",),
     ("tasks",),
     ("suggest",),
     ("audit",),

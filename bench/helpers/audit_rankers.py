@@ -6,9 +6,13 @@ ranker from the same training books with every book of H left out by `corpus.spl
 (so its .xls, .xlsx and `checkcell_benchmarks` copies go together). One pass reads the books and
 builds each one's query groups (`suggest.train.examples`, the sheet setting only: the audit asks
 as a user does, the cell alone hidden); each half's ranker is then `suggest.ranker.train_ranker`
-over the groups of the books outside it.
+over the groups of the books outside it. The halves are those of the answer key's books
+(`halves_of`: their `book_key`s by `fortap.audit.measure.half_of`).
 
-    python -m bench.helpers.audit_rankers OUT HALVES.json FOLDER...
+    python bench/helpers/audit_rankers.py OUT KEY FOLDER...
+
+KEY: the answer key's folder (`../shared/data/tasi`); FOLDER...: the shipped ranker's eight
+training folders (`suggest/ranker_default/PROVENANCE.md`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from fortap.audit.measure import HALVES, half_of
+from fortap.audit.refit import read_key
 from fortap.console import progress
 from fortap.corpus.split import book_key
 from fortap.corpus.spread import spread
@@ -45,6 +51,12 @@ def book_groups(paths: list[str]) -> dict[str, tuple[list, list]]:
     return out
 
 
+def halves_of(key_folder: Path) -> dict[str, list[str]]:
+    """Half -> the book keys of the answer key's books in it."""
+    books = {str(ks.book) for ks in read_key([key_folder])}
+    return {h: sorted({book_key(b) for b in books if half_of(b) == h}) for h in HALVES}
+
+
 def train_halves(out: Path, halves: dict[str, list[str]], paths: list[str]) -> dict:
     """One ranker per half under `out/<half>`, trained without the half's book keys."""
     start = time.time()
@@ -63,5 +75,7 @@ def train_halves(out: Path, halves: dict[str, list[str]], paths: list[str]) -> d
 
 
 if __name__ == "__main__":
-    target, halves_file, *folders = sys.argv[1:]
-    print(train_halves(Path(target), json.loads(Path(halves_file).read_text()), folders))
+    if len(sys.argv) < 4:
+        sys.exit("usage: python bench/helpers/audit_rankers.py OUT KEY FOLDER...")
+    target, key_folder, *folders = sys.argv[1:]
+    print(train_halves(Path(target), halves_of(Path(key_folder)), folders))

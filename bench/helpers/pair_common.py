@@ -3,10 +3,6 @@ steps here (`pair_pack.py`). Standard library only: the GPU machine runs it with
 
 from __future__ import annotations
 
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data"
 WORDS = "embeddings.word_embeddings.weight"
 PRETRAIN = {  # the tiny-1h recipe's objectives and weights (models/encoders/README.md)
     "tuta": ["--objectives", "mlm,cell_cloze,table_context"],

@@ -12,7 +12,8 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from helpers.pair_common import DATA, PRETRAIN, REPO, WORDS
+from helpers.pair_common import PRETRAIN, WORDS
+from helpers.paths import DATA, REPO
 
 HITAB_FILES = ("dev_samples.jsonl", "test_samples.jsonl", "test_samples_qualitycheck.jsonl",
                "processed_input/train_samples_processed.from_90_shards.jsonl.gz")  # fmt: skip

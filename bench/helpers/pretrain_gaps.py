@@ -3,15 +3,16 @@ of the ForTaP objectives (`fortap.objectives.baselines`) on the same dev targets
 
 `baseline_tallies` counts each baseline's hits per dev workbook, answering as it does over the
 whole dev subset; `gap_rows` puts a workbook-bootstrap interval on the model's gap over each
-(`fortap.evaluation.by_workbook`), with the workbooks and effective workbooks that carry the
-targets; `print_gaps` prints them. Tests import it as `bench.helpers.pretrain_gaps` (the
-repository root is on the test path).
+(`fortap.metrics.bootstrap`), with the workbooks and effective workbooks that carry the
+targets; `print_gaps` prints them. Tests import it as `helpers.pretrain_gaps`, as the bench
+does (`tests/conftest.py` puts bench/ on the test path).
 """
 
 from __future__ import annotations
 
-from fortap.evaluation.by_workbook import Tally, books_of, bootstrap_gap, effective_books, tallies
+from fortap.metrics.bootstrap import Tally, bootstrap_gap, effective_books
 from fortap.objectives.baselines import formula_mlm_baseline, ncp_baseline, nrp_position_rule
+from fortap.training.by_workbook import books_of, tallies
 
 # (objective, baseline name, what it is): the gaps the bench reports
 GAPS = (("nrp", "majority", "NRP pair accuracy - majority class"),

@@ -6,6 +6,7 @@ Errors caused by input (`FortapError`) print one line and exit 1; anything else 
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -37,6 +38,8 @@ COMMAND_ORDER = (
     "pretrain",
     "finetune",
     "evaluate",
+    "check-model",
+    "release",
     "cell-types",
     "ask",
     "suggest",
@@ -48,7 +51,28 @@ COMMAND_ORDER = (
 
 
 class PipelineOrder(TyperGroup):
-    """Lists the commands in `COMMAND_ORDER` (any other after them, as registered)."""
+    """Lists the commands in `COMMAND_ORDER` (any other after them, as registered), and says a
+    bad command line (an unknown option, a value of the wrong type) in one line."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        # typer parses with the click it bundles, so its errors are that copy's classes
+        from typer._click.exceptions import ClickException
+        from typer.exceptions import Abort
+
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except ClickException as err:
+            ctx = getattr(err, "ctx", None)
+            if type(err).__name__ != "NoArgsIsHelpError":  # the help is already shown
+                hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+                print(f"error: {err.format_message()}{hint}", file=sys.stderr)
+            sys.exit(err.exit_code)
+        except Abort:
+            print("error: aborted", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx) -> list[str]:
         last = len(COMMAND_ORDER)
@@ -87,6 +111,36 @@ ThreadsOption = Annotated[
 ]
 
 
+OverwriteOption = Annotated[
+    bool,
+    typer.Option(
+        "--overwrite",
+        help="Delete what the output folder holds and start over. Without it, a non-empty folder "
+        "that is not this command's own run is refused, and the command's own run resumes.",
+    ),
+]
+
+
+def _claim(out: Path, command: str, overwrite: bool, inputs=()) -> None:
+    """Check the output folder before any work (`fortap.outputs.claim_folder`); under torchrun
+    rank 0 claims it for all."""
+    import os
+
+    from fortap.outputs import claim_folder
+
+    if os.environ.get("RANK", "0") == "0":
+        claim_folder(out, command, overwrite, inputs=tuple(inputs or ()))
+
+
+def _at_least(minimum: int, **options: int) -> None:
+    """Refuse an option below `minimum` before any work: `--workers must be >= 1, got 0`."""
+    from fortap.errors import FortapError
+
+    for name, value in options.items():
+        if value < minimum:
+            raise FortapError(f"--{name.replace('_', '-')} must be >= {minimum}, got {value}")
+
+
 def _set_threads(threads: int) -> None:
     """Cap torch's intra-op threads (a busy machine runs faster on fewer)."""
     if threads < 0:
@@ -105,10 +159,12 @@ def demo(
     out: Annotated[Path, typer.Option("--out", "-o", help="Working folder for the demo.")] = Path(
         "runs/demo"
     ),
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Run the whole path on bundled sample workbooks and print what was found."""
     from fortap.demo.run import run_demo
 
+    _claim(out, "demo", overwrite)
     run_demo(out)
 
 
@@ -123,12 +179,17 @@ def ingest(
         str | None, typer.Option(help="Ray cluster address (default: start Ray here).")
     ] = None,
     files_per_task: Annotated[int, typer.Option(help="Files per task (one shard each).")] = 16,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Workbooks -> Table JSONL shards, with a per-file report of what was read or skipped and why."""
+    """Workbooks -> Table JSONL shards, with a per-file report of what was read or skipped and why.
+
+    A rerun over the same inputs resumes; OUT holding anything else is refused unless --overwrite."""
     from fortap.ingest import run_ingest
 
+    _at_least(1, workers=workers, files_per_task=files_per_task)
+    _claim(out, "ingest", overwrite, paths)
     report = run_ingest(paths, out, workers=workers, engine=engine, address=address,
-                        files_per_task=files_per_task)  # fmt: skip
+                        files_per_task=files_per_task, replace_other_run=False)  # fmt: skip
     if report.files_read == 0:
         raise typer.Exit(1)
 
@@ -164,11 +225,16 @@ def pretrain(
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
     threads: ThreadsOption = 0,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Pretrain the table encoder (TUTA's and ForTaP's objectives); runs under torchrun too."""
+    """Pretrain the table encoder (TUTA's and ForTaP's objectives); runs under torchrun too.
+
+    A rerun resumes from OUT's checkpoints; OUT holding anything else is refused unless
+    --overwrite."""
     from fortap.training.pretrain import PretrainRequest, run_pretrain
 
     _set_threads(threads)
+    _claim(out, "pretrain", overwrite)
     names = tuple(n.strip() for n in (objectives or "").split(",") if n.strip())
     request = PretrainRequest(
         out, tuple(tables or ()), corpus, config, names, steps, init, tuple(set_ or ()), progress
@@ -192,9 +258,16 @@ def formula(
     cell: Annotated[
         str | None, typer.Option("--cell", help="Formula cell, e.g. D7 (adds the R1C1 form).")
     ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace the --report file if it exists.")
+    ] = False,
 ) -> None:
     """Show a formula's AST, prefix tokens, sketch, ranges and filter verdict; or run a list."""
     from fortap.formula.report import run_formula
+    from fortap.outputs import check_file
+
+    if report is not None:
+        check_file(report, "--report", overwrite, ".json")
 
     run_formula(text, file=file, report=report, sheet=sheet, cell=cell)
 
@@ -219,10 +292,15 @@ def build_corpus(
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: start Ray here).")
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
-    """Tables -> ForTaP pretraining shards split by workbook, resumable, with a stats report."""
+    """Tables -> ForTaP pretraining shards split by workbook, resumable, with a stats report.
+
+    A rerun resumes; OUT holding anything else is refused unless --overwrite."""
     from fortap.corpus.build import run_build_corpus
 
+    _at_least(1, workers=workers, tables_per_task=tables_per_task)
+    _claim(out, "build-corpus", overwrite, tables)
     run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress,
                      engine=engine, address=address)  # fmt: skip
 
@@ -241,7 +319,6 @@ SetOption = Annotated[
 def _task_config(name: str, command: str, preset, overrides, flags: dict):
     """The task and its run config: defaults, `preset`, the given flags (shorthands for config
     keys), then the `--set` overrides."""
-    import json
 
     from fortap.errors import FortapError
     from fortap.tasks.registry import task
@@ -249,6 +326,8 @@ def _task_config(name: str, command: str, preset, overrides, flags: dict):
 
     found = task(name)
     given = {flag: value for flag, value in flags.items() if value is not None}
+    if "threads" not in found.shorthands:  # every command takes --threads (`_set_threads`)
+        given.pop("threads", None)
     unknown = sorted(set(given) - set(found.shorthands))
     if unknown:
         takes = [f for f in flags if f in found.shorthands]  # this command's, in its order
@@ -256,11 +335,16 @@ def _task_config(name: str, command: str, preset, overrides, flags: dict):
             f"{command} {name} takes no {_options(unknown)}; its options are "
             f"{_options(takes) + ', ' if takes else ''}--config, --set and --threads"
         )
-    if "curve" in given:
-        given["curve"] = [float(x) for x in given["curve"].split(",") if x.strip()]
-    keys = [f"{found.shorthands[f]}={json.dumps(v if not isinstance(v, Path) else str(v))}"
-            for f, v in given.items()]  # fmt: skip
+    keys = [f"{found.shorthands[f]}={_flag_value(v)}" for f, v in given.items()]
     return found, load_run_config(found.config, preset, [*keys, *(overrides or [])])
+
+
+def _flag_value(value) -> str:
+    """A flag's value as an override's JSON: paths as text; a comma list (e.g. --curve
+    0.2,0.5) stays text, and the config turns it into its tuple."""
+    import json
+
+    return json.dumps(str(value) if isinstance(value, Path) else value)
 
 
 def _options(flags) -> str:
@@ -273,22 +357,48 @@ def _options(flags) -> str:
 def finetune(
     task: Annotated[FinetuneTask, typer.Argument(help="The task to fine-tune.")],
     tables: Annotated[
-        list[Path], typer.Argument(help="Table JSONL / HiTab JSON files or folders.")
+        list[Path],
+        typer.Argument(
+            help="formula-prediction: table JSONL / HiTab JSON files or folders; cell-types: "
+            "the SAUS folder; table-qa: the HiTab folder; formula-audit: an answer key."
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (model, report).")],
     config: ConfigOption = None,
     set_: SetOption = None,
     encoder: Annotated[
-        str | None, typer.Option(help="Start encoder: random (tiny), minilm, tuta or fortap.")
+        str | None,
+        typer.Option(
+            help="Start encoder: random (tiny), minilm, tuta or fortap (with --checkpoint), or a "
+            "shipped encoder's name (models/encoders/NAME)."
+        ),
     ] = None,
     checkpoint: Annotated[
         Path | None,
         typer.Option(help="Encoder folder for tuta/fortap (a pretrain run's encoder/)."),
     ] = None,
-    steps: Annotated[int | None, typer.Option(help="Fine-tuning updates [200].")] = None,
-    lr: Annotated[float | None, typer.Option(help="Peak learning rate (the decoder's).")] = None,
+    steps: Annotated[
+        int | None,
+        typer.Option(
+            help="Updates (defaults: formula-prediction 200, cell-types 200, table-qa 2000)."
+        ),
+    ] = None,
+    lr: Annotated[
+        float | None,
+        typer.Option(
+            help="Peak learning rate of the task's head (decoder or heads) and of new embedding "
+            "tables (default 1e-3 in every task)."
+        ),
+    ] = None,
     encoder_lr: Annotated[
-        float | None, typer.Option(help="Peak learning rate of the encoder (default: --lr).")
+        float | None,
+        typer.Option(
+            help="Peak learning rate of the encoder (defaults: formula-prediction 1e-3, "
+            "cell-types 1e-4, table-qa 5e-5)."
+        ),
+    ] = None,
+    device: Annotated[
+        str | None, typer.Option(help="Where the model trains: cpu, cuda or cuda:N (default cpu).")
     ] = None,
     corpus: Annotated[
         Path | None,
@@ -300,16 +410,28 @@ def finetune(
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Split, order and initialisation seed.")] = None,
     progress: Annotated[bool | None, typer.Option(help="Show a progress bar.")] = None,
-    threads: ThreadsOption = 0,
+    threads: Annotated[
+        int | None,
+        typer.Option(help="Intra-op threads for torch (0 = torch's default, one per core)."),
+    ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Fine-tune a task (resumes from OUT/training); runs under torchrun too.
 
-    Writes the model, predictions.jsonl, metrics.json and report.md into OUT."""
-    _set_threads(threads)
+    Writes the model, predictions.jsonl, metrics.json and report.md into OUT. In every task
+    --lr is the head's peak rate and --encoder-lr the encoder's: an older table-qa --lr X is
+    now --encoder-lr X (and its optim.head_lr is --lr), and an older formula-prediction --lr X
+    given alone is now --lr X --encoder-lr X.
+
+    formula-audit fits the audit's score weights on an answer key instead (TASI's or ExceLint's
+    folder): OUT/weights.json, findings.jsonl, metrics.json and README.md; settings by --set:
+    ranker=DIR, fit.rankers=DIR (one ranker per half), fit.max_checks, fit.findings=FILE."""
+    _set_threads(threads or 0)
     flags = dict(encoder=encoder, checkpoint=checkpoint, steps=steps, lr=lr,
-                 encoder_lr=encoder_lr, corpus=corpus, max_test=max_test, curve=curve,
-                 seed=seed, progress=progress)  # fmt: skip
+                 encoder_lr=encoder_lr, device=device, corpus=corpus, max_test=max_test,
+                 curve=curve, seed=seed, progress=progress, threads=threads)  # fmt: skip
     found, cfg = _task_config(task.value, "finetune", config, set_, flags)
+    _claim(out, "finetune", overwrite, tables)
     found.finetune(tables, out, cfg)
 
 
@@ -321,7 +443,9 @@ def evaluate(
         list[Path],
         typer.Argument(
             help="formula-prediction: table JSONL / HiTab JSON files or folders; "
-            "formula-suggestion: workbooks or folders of workbooks."
+            "formula-suggestion: workbooks or folders of workbooks; formula-audit: an answer "
+            "key (TASI's or ExceLint's folder); cell-types: the SAUS folder; table-qa: the "
+            "HiTab folder."
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for the report.")],
@@ -346,16 +470,67 @@ def evaluate(
         Path | None, typer.Option(help="formula-suggestion: ranker folder (default: shipped).")
     ] = None,
     threads: ThreadsOption = 0,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Evaluate a task on the test split (a fine-tuned model beside the baselines).
 
-    A task refuses an option it does not take, and names those it does."""
+    A task refuses an option it does not take, and names those it does. OUT holding anything
+    but an earlier evaluation is refused unless --overwrite."""
     _set_threads(threads)
     flags = dict(
         model=model, max_test=max_test, seed=seed, corpus=corpus, split=split, ranker=ranker
     )
     found, cfg = _task_config(task.value, "evaluate", config, set_, flags)
+    _claim(out, "evaluate", overwrite, tables)
     found.evaluate(tables, out, cfg)
+
+
+@app.command("check-model")
+@_fail_cleanly
+def check_model(
+    folder: Annotated[
+        Path, typer.Argument(help="A saved model folder (its model.json names the task).")
+    ],
+    tables: Annotated[
+        list[Path] | None,
+        typer.Option(help="Data to re-score on (default: the data its metrics.json names)."),
+    ] = None,
+    json_: Annotated[Path | None, typer.Option("--json", help="Write the comparison here.")] = None,
+    threads: ThreadsOption = 0,
+) -> None:
+    """Re-score a model folder (formula prediction, cell types, table QA) against its metrics.
+
+    Exits 1 when a metric differs from the stored one by more than 0.005."""
+    from fortap.tasks.check_model import run_check_model
+
+    _set_threads(threads)
+    if not run_check_model(folder, tables or [], json_):
+        raise typer.Exit(1)
+
+
+@app.command()
+@_fail_cleanly
+def release(
+    run: Annotated[
+        Path, typer.Argument(help="A finished `fortap finetune formula-prediction -o` folder.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The release folder (created).")],
+    corpus: Annotated[Path, typer.Option(help="The corpus whose split.json the run used.")],
+    tables: Annotated[
+        Path | None,
+        typer.Option(help="Tables to measure on (default: the split's data folders, ingested)."),
+    ] = None,
+    threads: ThreadsOption = 0,
+) -> None:
+    """Release a formula-prediction run: its model in bfloat16, the split and the settings that
+    decide its test metrics, measured from the stored weights (check it with check-model)."""
+    from fortap.tasks.formula_prediction.release import release as make_release
+
+    _set_threads(threads)
+    report = make_release(run, out, corpus, tables)
+    for r in report.rows():
+        typer.echo(f"{r['metric']}: run {r['reference']:.4f}, stored {r['stored']:.4f}")
+    typer.echo(f"released into {out}; check it with: fortap check-model {out}")
 
 
 @app.command("cell-types")
@@ -374,6 +549,9 @@ def cell_types(
     ] = None,
     rows: Annotated[int, typer.Option(help="Rows of the grid printed (the PNG has all).")] = 60,
     threads: ThreadsOption = 0,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace the PNG if it exists (else refused).")
+    ] = False,
 ) -> None:
     """Type every non-empty cell of a sheet: metadata, notes, data, left/top attribute, derived.
 
@@ -381,7 +559,7 @@ def cell_types(
     from fortap.tasks.cell_types.show import run_cell_types
 
     _set_threads(threads)
-    run_cell_types(book, sheet, model, png, max_rows=rows)
+    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite)
 
 
 @app.command()
@@ -398,12 +576,21 @@ def ask(
             help="A table-QA model folder (fortap finetune table-qa ... -o OUT: OUT/model)."
         ),
     ] = None,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print the answer as one JSON record instead.")
+    ] = False,
 ) -> None:
-    """Answer a question over a table: the answer, the cells it used and the operation."""
+    """Answer a question over a table: the answer, the operation, its Excel formula and the
+    cells it used."""
+    from fortap.tasks.table_qa.ask import as_json, read_table, render
     from fortap.tasks.table_qa.ask import ask as answer_question
-    from fortap.tasks.table_qa.ask import read_table, render
 
     found = answer_question(read_table(table, sheet), question, model)
+    if json_:
+        import json
+
+        typer.echo(json.dumps(as_json(found), ensure_ascii=False))
+        return
     for line in render(found):
         typer.echo(line)
 

@@ -108,7 +108,7 @@ def _coerce(old: Any, new: Any, key: str, source: str) -> Any:
             return float(new)
         if isinstance(old, list):
             if isinstance(new, str):
-                new = [p.strip() for p in new.split(",") if p.strip()]
+                new = [yaml.safe_load(p) for p in new.split(",") if p.strip()]  # 0.5 a number
             if not isinstance(new, list | tuple):
                 raise ValueError(f"expected a list, got {new!r}")
             return list(new)

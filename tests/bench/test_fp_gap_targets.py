@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from bench.formula_prediction import AUTOSUM, BASELINE, PRIOR, gap_targets
 
-from fortap.evaluation.by_workbook import Tally
+from fortap.metrics.bootstrap import Tally
 
 
 def tallies(formula: float, sketch: float, books: int = 20, n: float = 10.0) -> dict:

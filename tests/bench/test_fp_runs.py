@@ -11,8 +11,8 @@ import pytest
 
 from bench import fp_runs
 from fortap.corpus.split import book_key
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPAugment, FPData, FPTraining
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.run import run_finetune
 from tests.tasks.test_finetune_resume import tables_file
 

@@ -11,11 +11,11 @@ import pytest
 
 from bench import fp_vs_engine
 from fortap.corpus.split import book_key
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.sheet.read import read_workbook
 from fortap.table import detect_tables
 from fortap.table.io import write_jsonl
 from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPTraining
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.run import run_finetune
 from tests.sheet.sheet_builders import with_cached
 from tests.suggest.engine_books import REGIONS, sales_book

@@ -4,7 +4,6 @@ real corpus: per-workbook tallies of the baselines that add up to the whole-dev 
 from __future__ import annotations
 
 import pytest
-from bench.helpers.pretrain_gaps import baseline_tallies, gap_rows
 
 from fortap.objectives.baselines import (
     formula_mlm_baseline,
@@ -13,6 +12,7 @@ from fortap.objectives.baselines import (
     nrp_position_rule,
 )
 from fortap.training.run_config import load_config
+from helpers.pretrain_gaps import baseline_tallies, gap_rows
 from tests.training.test_checkpoint import CORPUS
 
 

@@ -16,6 +16,7 @@ from fortap.cli import app
 from fortap.corpus.build import BuildInterrupted, read_corpus, run_build_corpus
 from fortap.corpus.samples import FORMULA_KEY
 from fortap.errors import FortapError
+from fortap.outputs import MARKER
 from fortap.table.io import write_jsonl
 
 from .formula_tables import sales_table
@@ -39,8 +40,10 @@ def build(inputs, out, **kw):
 
 
 def corpus_files(out: Path) -> dict[str, bytes]:
-    """Every shard, marker and index file by relative path (stats.json has timings)."""
-    files = sorted(p for p in out.rglob("*") if p.is_file() and p.name != "stats.json")
+    """Every shard, marker and index file by relative path (stats.json has timings; the CLI's
+    output marker, `outputs.MARKER`, is not the corpus's)."""
+    skip = ("stats.json", MARKER)
+    files = sorted(p for p in out.rglob("*") if p.is_file() and p.name not in skip)
     return {str(p.relative_to(out)): p.read_bytes() for p in files}
 
 

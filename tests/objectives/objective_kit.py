@@ -77,3 +77,11 @@ def batch_of(examples, model):
 
 def seeded(seed: int) -> random.Random:
     return random.Random(seed)
+
+
+def cell_spans(example) -> dict[int, tuple[int, int]]:
+    """Token range `[start, end)` of every cell id of an `Example`."""
+    spans: dict[int, tuple[int, int]] = {}
+    for pos, cell in enumerate(example.cell_ids):
+        spans[cell] = (spans.get(cell, (pos, pos))[0], pos + 1)
+    return spans

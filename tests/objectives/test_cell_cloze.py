@@ -9,10 +9,9 @@ import torch
 from fortap.encoding.example import NULL_POS
 from fortap.objectives import cell_cloze
 from fortap.objectives.base import TargetContext
-from fortap.objectives.edits import cell_spans
 from fortap.objectives.multitask import MultiObjectiveModel
 
-from .objective_kit import batch_of, overfit, seeded, tiny_encoder
+from .objective_kit import batch_of, cell_spans, overfit, seeded, tiny_encoder
 
 
 def build(example, vocab, cfg, seed=0, max_tokens=256):
@@ -82,7 +81,7 @@ def test_head_overfits_one_batch(example, vocab):
 
 
 def test_formula_related_cells_are_never_blanked(vocab, tokenizer):
-    from fortap.objectives.edits import formula_related
+    from fortap.objectives.draft import formula_related
 
     from .formula_samples import all_examples
 

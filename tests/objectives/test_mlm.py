@@ -108,7 +108,7 @@ def test_head_overfits_one_batch(example, vocab, seed):
 
 
 def test_formula_related_cells_are_never_masked(vocab, tokenizer):
-    from fortap.objectives.edits import formula_related
+    from fortap.objectives.draft import formula_related
 
     from .formula_samples import all_examples
 

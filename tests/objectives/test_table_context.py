@@ -8,10 +8,9 @@ from fortap.corpus import snippets as sn
 from fortap.encoding.serialize import serialize
 from fortap.objectives import table_context as tc
 from fortap.objectives.base import TargetContext
-from fortap.objectives.edits import cell_spans
 from fortap.objectives.multitask import MultiObjectiveModel
 
-from .objective_kit import batch_of, overfit, revenue_table, seeded, tiny_encoder
+from .objective_kit import batch_of, cell_spans, overfit, revenue_table, seeded, tiny_encoder
 
 NEGATIVES = ("apples and pears per orchard", "rainfall by month", "hospital beds per region")
 

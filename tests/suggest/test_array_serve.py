@@ -9,18 +9,17 @@ import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
-from fastapi.testclient import TestClient  # noqa: E402
-
 from fortap.suggest.preview_array import formulon_installed  # noqa: E402
 from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from tests.sheet.array_books import array_book, by_label, expected  # noqa: E402
+from tests.suggest.serve_client import page_client  # noqa: E402
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 @pytest.fixture
 def session(tmp_path):
-    with TestClient(create_app(ServeConfig(max_upload_bytes=200_000))) as client:
+    with page_client(create_app(ServeConfig(max_upload_bytes=200_000))) as client:
         data = array_book(tmp_path).read_bytes()
         r = client.post("/workbooks", files={"file": ("arrays.xlsx", data, XLSX)})
         assert r.status_code == 201, r.text

@@ -2,15 +2,20 @@
 
 Uploads a generated budget, clicks its empty March total, sees `=SUM(D2:D6)` and 1720 on top,
 accepts it with Tab, checks the grid and the downloaded file; a 10,000-cell sheet draws only
-the cells in view. The screenshot is saved beside the test's tmp folder (`serve.png`).
+the cells in view. A page on another origin cannot upload (by a form post, a fetch, or a DNS
+name rebound to the server), while the page itself still can. The screenshot is saved beside
+the test's tmp folder (`serve.png`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
 import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import openpyxl
@@ -34,8 +39,8 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def server():
-    """The app under uvicorn in a thread, on a free 127.0.0.1 port."""
+def served():
+    """The app under uvicorn in a thread, on a free 127.0.0.1 port: (its URL, the app)."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -49,16 +54,23 @@ def server():
     while not server.started:
         assert time.monotonic() < deadline, "the server did not start in 20 s"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
+    yield f"http://127.0.0.1:{port}", app
     server.should_exit = True
     thread.join(10)
     sock.close()
 
 
 @pytest.fixture(scope="module")
+def server(served):
+    return served[0]
+
+
+@pytest.fixture(scope="module")
 def browser():
+    # evil.example resolves to the server, as an attacker's DNS would answer ("rebinding")
+    args = ["--no-sandbox", "--host-resolver-rules=MAP evil.example 127.0.0.1"]
     with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=args)
         yield b
         b.close()
 
@@ -131,3 +143,80 @@ def test_a_10000_cell_sheet_draws_only_the_cells_in_view(page, tmp_path):
     assert last.is_visible()
     assert page.locator('.c[data-a1="A2"]').count() == 0
     assert page.locator("#layer .c").count() < 500
+
+
+ATTACK = """<!doctype html><title>another site</title>
+<form id="f" method="post" enctype="multipart/form-data" action="TARGET/workbooks">
+<input id="file" type="file" name="file"></form>
+<script>
+async function attack(bytes) {
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(bytes)]), "budget.xlsx");
+  const tries = [
+    { method: "POST", body: form, mode: "no-cors" },  // a simple request: sent, answer unread
+    { method: "POST", body: form, headers: { "X-Fortap-Token": "guessed" } },  // preflighted
+  ];
+  for (const init of tries) {
+    try { await fetch("TARGET/workbooks", init); } catch (err) { /* refused by the browser */ }
+  }
+  return "done";
+}
+</script>"""
+
+
+@pytest.fixture
+def other_site(server):
+    """A page on another origin (another port of 127.0.0.1) that posts to the server."""
+    html = ATTACK.replace("TARGET", server).encode()
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the handler's name is http.server's)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, *args):
+            pass
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{site.server_address[1]}/"
+    site.shutdown()
+
+
+def _stored(server) -> int:
+    with urllib.request.urlopen(server + "/health", timeout=10) as r:
+        return json.load(r)["workbooks"]
+
+
+def test_a_page_on_another_origin_cannot_upload_and_the_page_itself_can(
+    browser, served, other_site, tmp_path
+):
+    server, app = served
+    book = tmp_path / "budget.xlsx"
+    book.write_bytes(budget_bytes())
+    before, refused = _stored(server), app.state.guard.refused
+    context = browser.new_context()
+    evil = context.new_page()
+    evil.set_default_timeout(15_000)
+    evil.goto(other_site)
+    assert evil.evaluate("bytes => attack(bytes)", list(book.read_bytes())) == "done"
+    evil.set_input_files("#file", str(book))
+    with evil.expect_navigation():
+        evil.eval_on_selector("#f", "f => f.submit()")  # a plain form post
+    assert "refused: a request from another site" in evil.content()
+    rebound = evil.goto(server.replace("127.0.0.1", "evil.example") + "/")
+    assert rebound.status == 403  # the rebound name gets not even the page, nor its token
+    assert _stored(server) == before  # nothing was uploaded
+    assert app.state.guard.refused >= refused + 3  # the fetch, the form and the rebound page
+    context.close()
+
+    context = browser.new_context()
+    own = context.new_page()
+    own.set_default_timeout(15_000)
+    own.goto(server + "/")
+    _upload(own, book)
+    assert own.wait_for_selector('.c[data-a1="A7"]:has-text("Total")')
+    assert _stored(server) == before + 1
+    context.close()

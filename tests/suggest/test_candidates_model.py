@@ -191,16 +191,16 @@ def test_missing_or_invalid_model_folder(book, folder, tmp_path):
     with pytest.raises(FortapError, match=r"^--model .*none: no such folder$"):
         Suggester.open(book, model=tmp_path / "none")
     (tmp_path / "junk").mkdir()
-    (tmp_path / "junk" / "decoder.json").write_text("{}")
+    (tmp_path / "junk" / "model.json").write_text("{}")
     with pytest.raises(
         FortapError,
         match=r"not a formula-prediction model folder \(missing "
-        r"decoder.safetensors, encoder/config.json; `fortap finetune",
+        r"head.safetensors, encoder/config.json; `fortap finetune",
     ):
         Suggester.open(book, model=tmp_path / "junk")
     broken = tmp_path / "broken"
     broken.mkdir()
-    for name in ("decoder.json", "decoder.safetensors"):
+    for name in ("model.json", "head.safetensors"):
         (broken / name).write_bytes((folder / name).read_bytes())
     (broken / "encoder").mkdir()
     config = "encoder/config.json"

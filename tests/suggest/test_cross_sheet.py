@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from fortap.suggest.evaluate import reads_other_sheet
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from helpers.suggest_reach import reach_rows  # noqa: E402
+from helpers.suggest_reach import reach_rows
 
 
 @pytest.mark.parametrize(

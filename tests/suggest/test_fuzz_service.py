@@ -14,23 +14,27 @@ import pytest
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed")
 
-from fastapi.testclient import TestClient  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.suggest.service.guard import TOKEN_HEADER  # noqa: E402
 from tests.suggest.serve_books import budget_bytes  # noqa: E402
+from tests.suggest.serve_client import page_client  # noqa: E402
 
 if "torch" in sys.modules:  # a bench module imported earlier in collection turned on
     sys.modules["torch"].set_flush_denormal(False)  # flush-to-zero: hypothesis needs subnormals
 APP = create_app(ServeConfig(max_upload_bytes=100_000))
-SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
+HOST = {"Host": "127.0.0.1:8000"}  # the server refuses schemathesis's own "testserver"
+SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP, headers=HOST)
 BOOKS: list[str] = []
 
 
 def _book() -> str:
     """The real upload's id; uploaded again when a lifespan shutdown emptied the store."""
     if not BOOKS or BOOKS[-1] not in APP.state.store:
-        upload = TestClient(APP).post("/workbooks", files={"file": ("budget.xlsx", budget_bytes())})
+        upload = page_client(APP).post(
+            "/workbooks", files={"file": ("budget.xlsx", budget_bytes())}
+        )
         BOOKS.append(upload.json()["id"])
     return BOOKS[-1]
 
@@ -59,5 +63,5 @@ def _steer(case) -> None:
 )
 def test_no_request_gets_a_server_error(case):
     _steer(case)
-    response = case.call()
+    response = case.call(headers={**HOST, TOKEN_HEADER: APP.state.guard.token})  # as the page
     assert response.status_code < 500, (case.method, case.formatted_path, response.text)

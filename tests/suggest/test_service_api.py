@@ -9,8 +9,6 @@ import openpyxl
 import pytest
 
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
-from fastapi.testclient import TestClient  # noqa: E402
-
 from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from fortap.suggest.service.store import StoreLimits  # noqa: E402
 from tests.sheet.sheet_builders import ole_file  # noqa: E402
@@ -20,6 +18,7 @@ from tests.suggest.serve_books import (  # noqa: E402
     TOTAL_VALUE,
     budget_bytes,
 )
+from tests.suggest.serve_client import page_client  # noqa: E402
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 NO_SUCH_ID = "0" * 32
@@ -31,7 +30,7 @@ GONE = (
 
 @pytest.fixture
 def client():
-    with TestClient(create_app(ServeConfig(max_upload_bytes=200_000))) as c:
+    with page_client(create_app(ServeConfig(max_upload_bytes=200_000))) as c:
         yield c
 
 
@@ -122,7 +121,7 @@ def test_suggestions_are_the_engines_own(client, book, tmp_path):
 @pytest.mark.slow
 def test_xls_upload_goes_through_libreoffice_and_downloads_as_xlsx(client, data_dir):
     path = data_dir / "checkcell_benchmarks" / "files" / "30day.xls"
-    with TestClient(create_app(ServeConfig())) as c:
+    with page_client(create_app(ServeConfig())) as c:
         r = c.post("/workbooks", files={"file": (path.name, path.read_bytes())})
         assert r.status_code == 201, r.text
         body = r.json()
@@ -354,7 +353,7 @@ def test_bad_formulas_are_422(client, book):
 def test_least_recently_used_workbook_is_evicted_and_files_go_on_shutdown():
     app = create_app(ServeConfig(store=StoreLimits(max_books=2)))
     root = app.state.store.root
-    with TestClient(app) as c:
+    with page_client(app) as c:
         ids = [
             c.post("/workbooks", files={"file": (f"b{i}.xlsx", budget_bytes(), XLSX)}).json()["id"]
             for i in range(2)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.sheet.read import read_workbook
 from fortap.table import detect_tables
 from fortap.tasks.formula_prediction.checkpoint import save_formula_model
-from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPOptim, FPTraining
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPTraining
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.examples import (
     MODE_OF_SETTING,
     FormulaExamplesConfig,
@@ -18,6 +18,7 @@ from fortap.tasks.formula_prediction.examples import (
     with_serialize,
 )
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
+from fortap.tasks.recipe import Optim
 from fortap.text.tokenizer import Tokenizer
 
 from ..tasks.expense_table import tiny_encoder
@@ -39,7 +40,7 @@ def tiny_model(book: Path, folder: Path, steps: int = 80, sheet: bool = False) -
     run = FormulaRunConfig(
         data=FPData(setting="sheet" if sheet else "paper"),
         training=FPTraining(steps=steps, batch_size=8, dev_checks=0, progress=False),
-        optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
+        optim=Optim(lr=3e-3, encoder_lr=3e-3, warmup=0.0, weight_decay=0.0),
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0, copy=sheet),
     )
     encoder = tiny_encoder()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from fortap.model.formula_decoder import DecoderConfig, FormulaDecoder
+from fortap.tasks.formula_prediction.decoder import DecoderConfig, FormulaDecoder
 from fortap.tasks.formula_prediction.decoding import (
     END_ID,
     RANGE_ID,

@@ -11,20 +11,20 @@ import pytest
 from fortap.config import ConfigError
 from fortap.corpus.split import SplitConfig, book_key
 from fortap.encoding.serialize import SerializeConfig
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.table import detect_tables
 from fortap.tasks.formula_prediction.config import (
     FormulaRunConfig,
     FPEvaluation,
-    FPOptim,
     FPTraining,
 )
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.dev_checks import DEV_BASELINES, dev_subset, dev_summary
 from fortap.tasks.formula_prediction.evaluate import evaluate_sketch_prior, predict
 from fortap.tasks.formula_prediction.examples import FormulaExamplesConfig, split_examples
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
 from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules
 from fortap.tasks.formula_prediction.workbooks import books_of
+from fortap.tasks.recipe import Optim
 from fortap.tasks.run_config import load_run_config
 
 from .expense_table import tiny_encoder
@@ -35,7 +35,7 @@ CFG = FormulaRunConfig(
     training=FPTraining(steps=6, batch_size=4, grad_accum=2, dev_checks=2, log_every=3,
                         keep_best="formula_top1", progress=False),
     evaluation=FPEvaluation(max_dev=12, dev_beam=2),
-    optim=FPOptim(lr=3e-3, warmup=0.0),
+    optim=Optim(lr=3e-3, encoder_lr=3e-3, warmup=0.0),
     decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
 )  # fmt: skip
 

@@ -44,7 +44,7 @@ def worker(rank: int, world: int, port: int, tables: str, out: str) -> None:
     )
     torch.save(model.state_dict(), f"{out}/rank{rank}.pt")
     # the whole command's run (it shuts the process group down)
-    cfg = FormulaRunConfig(training=FPTraining(steps=4, batch_size=2, progress=False))
+    cfg = FormulaRunConfig(training=FPTraining(steps=4, batch_size=2, dev_checks=2, progress=False))
     assert (run_finetune([tables], f"{out}/run", cfg) is None) == (rank != 0)
 
 
@@ -60,7 +60,7 @@ def test_two_gloo_processes_fine_tune_in_sync(tmp_path):
     )
     assert len(trainer["data_ranks"]) == 2  # (the shares: tests/training/test_shuffled.py)
     run = tmp_path / "run"
-    for name in ("metrics.json", "predictions.jsonl", "report.md", "model/decoder.safetensors"):
+    for name in ("metrics.json", "predictions.jsonl", "report.md", "model/head.safetensors"):
         assert (run / name).is_file(), name
     steps = [json.loads(line)["step"] for line in (run / "training" / "metrics.jsonl").open()]
     assert steps == [2, 4, 4]  # rank 0 alone logs: dev checks at 2 and 4, the last update

@@ -38,7 +38,7 @@ def tables_file(tmp_path):
 
 def tensors(folder):
     encoder, _ = read_tensors(folder / "encoder" / "model.safetensors")
-    decoder, _ = read_tensors(folder / "decoder.safetensors")
+    decoder, _ = read_tensors(folder / "head.safetensors")
     return {**{f"encoder.{k}": v for k, v in encoder.items()}, **decoder}
 
 

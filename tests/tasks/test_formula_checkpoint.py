@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.model.pretrained import baseline_encoder
 from fortap.tasks.formula_prediction.checkpoint import (
+    default_inputs,
     load_formula_model,
     load_inputs,
     save_formula_model,
 )
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.examples import formula_examples, fp_batch
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
@@ -34,7 +37,7 @@ def test_saved_model_loads_to_the_same_scores(tokenizer, tmp_path):
         after, _ = loaded(batch)
     assert loaded.decoder.cfg == model.decoder.cfg
     assert float(after) == pytest.approx(float(before), rel=1e-6)
-    assert load_inputs(tmp_path / "fp") is None  # saved without its input settings
+    assert load_inputs(tmp_path / "fp") == default_inputs()  # saved with the default run's
 
 
 def test_input_settings_are_saved_beside_the_model(tmp_path):
@@ -42,8 +45,12 @@ def test_input_settings_are_saved_beside_the_model(tmp_path):
     inputs = SerializeConfig(max_seq_len=96, formula_mode="value")
     save_formula_model(model, tmp_path / "fp", inputs)
     assert load_inputs(tmp_path / "fp") == inputs
-    (tmp_path / "fp" / "inputs.json").write_text('{"max_seq_len": 4}')
-    with pytest.raises(CheckpointError, match=r"inputs\.json: SerializeConfig\.max_seq_len"):
+    meta = json.loads((tmp_path / "fp" / "model.json").read_text())
+    meta["inputs"] = {"max_seq_len": 4}
+    (tmp_path / "fp" / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(
+        CheckpointError, match=r"model\.json: bad inputs: SerializeConfig\.max_seq_len"
+    ):
         load_inputs(tmp_path / "fp")
 
 

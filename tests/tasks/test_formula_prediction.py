@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from fortap.corpus.split import SplitConfig
-from fortap.model.formula_decoder import PAD, DecoderConfig
-from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPOptim, FPTraining
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPTraining
+from fortap.tasks.formula_prediction.decoder import PAD, DecoderConfig
 from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction, gold_of
 from fortap.tasks.formula_prediction.examples import (
     FP_KEY,
@@ -24,6 +24,7 @@ from fortap.tasks.formula_prediction.examples import (
 )
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+from fortap.tasks.recipe import Optim
 
 from .expense_table import expense_table, tiny_encoder
 
@@ -122,7 +123,7 @@ def test_tiny_model_overfits_a_handful_of_formulas(tokenizer, tmp_path):
     cfg = FormulaRunConfig(
         training=FPTraining(steps=120, sketch_warmup=0.25, batch_size=5, dev_checks=0,
                             progress=False),
-        optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
+        optim=Optim(lr=3e-3, encoder_lr=3e-3, warmup=0.0, weight_decay=0.0),
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
     )  # fmt: skip
     encoder = tiny_encoder()

@@ -8,7 +8,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from fortap.evaluation.metrics import Gold, Guess, example_hits, formula_key
 from fortap.tasks.formula_prediction.evaluate import prediction_record
 from fortap.tasks.formula_prediction.hits import (
     guess_of_key,
@@ -17,6 +16,7 @@ from fortap.tasks.formula_prediction.hits import (
     text_guess,
     text_hits,
 )
+from fortap.tasks.formula_prediction.metrics import Gold, Guess, example_hits, formula_key
 
 SUM = ("[START]", "[SUM]", "[:]", "[RANGE]", "[RANGE]", "[END]")
 PLUS = ("[START]", "[+]", "[RANGE]", "[RANGE]", "[END]")

@@ -4,7 +4,6 @@ asked for the formula of a table cell, and saved back (float32 and bfloat16)."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 import torch
@@ -58,7 +57,7 @@ def test_predictions_are_formulas_a_user_can_enter_best_first(folder, table):
 
 
 def test_an_entry_that_is_no_formula_is_dropped():
-    from fortap.evaluation.metrics import Guess
+    from fortap.tasks.formula_prediction.metrics import Guess
 
     written = {"score": -0.5, "range_score": -0.25}
     area = Guess(("[START]", "[SUM]", "[:]", "[RANGE]", "[RANGE]", "[END]"), ((1, 1), (4, 1)))
@@ -83,20 +82,10 @@ def test_save_writes_the_model_back_with_its_input_settings(folder, table, tmp_p
     assert again.examples == predictor.examples
     assert again.predict(table, (2, 3)) == predictor.predict(table, (2, 3))
     predictor.save(tmp_path / "bf16", torch.bfloat16)
-    tensors, _ = read_tensors(tmp_path / "bf16" / "decoder.safetensors")
+    tensors, _ = read_tensors(tmp_path / "bf16" / "head.safetensors")
     assert {t.dtype for t in tensors.values()} == {torch.bfloat16}
-    saved = json.loads((tmp_path / "bf16" / "inputs.json").read_text())
-    assert saved == json.loads((folder / "inputs.json").read_text())
-
-
-def test_a_folder_without_input_settings_is_saved_without_them(folder, tmp_path):
-    old = tmp_path / "old"
-    shutil.copytree(folder, old)
-    (old / "inputs.json").unlink()  # saved before inputs.json existed
-    predictor = FormulaPredictor.load(old)
-    assert predictor.inputs is None and predictor.examples.serialize.max_seq_len == 128
-    predictor.save(tmp_path / "copy")
-    assert not (tmp_path / "copy" / "inputs.json").exists()
+    saved = json.loads((tmp_path / "bf16" / "model.json").read_text())
+    assert saved == json.loads((folder / "model.json").read_text())
 
 
 def test_a_run_folder_is_accepted_and_a_non_model_refused(folder, tmp_path):

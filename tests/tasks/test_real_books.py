@@ -11,9 +11,9 @@ import pytest
 
 from fortap.corpus.split import SplitConfig, book_key
 from fortap.encoding.serialize import SerializeConfig
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.table import detect_tables
-from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPOptim, FPTraining
+from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPTraining
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
 from fortap.tasks.formula_prediction.examples import (
     FormulaExamplesConfig,
@@ -22,6 +22,7 @@ from fortap.tasks.formula_prediction.examples import (
 )
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
 from fortap.tasks.formula_prediction.rule_baseline import evaluate_rules
+from fortap.tasks.recipe import Optim
 from fortap.training.logs import evaluate
 
 from .expense_table import tiny_encoder
@@ -58,7 +59,7 @@ def test_fine_tune_and_evaluate_on_real_books(tables, tokenizer, tmp_path):
     finetune = FormulaRunConfig(
         training=FPTraining(steps=40, sketch_warmup=0.25, batch_size=8, dev_checks=0,
                             progress=False),
-        optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
+        optim=Optim(lr=3e-3, encoder_lr=3e-3, warmup=0.0, weight_decay=0.0),
         decoder=DecoderConfig(layers=1, heads=2, dropout=0.0),
     )  # fmt: skip
     encoder = tiny_encoder()

@@ -37,7 +37,7 @@ def test_cli_choices_come_from_the_registry():
     assert (
         [t.value for t in FinetuneTask]
         == names("finetune")
-        == ["formula-prediction", "cell-types", "table-qa"]
+        == ["formula-prediction", "formula-audit", "cell-types", "table-qa"]
     )
     assert [t.value for t in EvaluateTask] == names("evaluate")
     assert set(names("finetune")) <= set(names())

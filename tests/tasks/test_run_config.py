@@ -41,7 +41,7 @@ def test_the_paper_preset_and_overrides_compose_in_order():
         ("training.steps=many", "bad value for 'training.steps'"),
         ("training.steps=2.5", "bad value for 'training.steps': expected an integer"),
         ("decoder.heads=0", "decoder: DecoderConfig.heads must be >= 1, got 0"),
-        ("encoder.name=bert", "encoder: FPEncoder.name must be one of"),
+        ("encoder.name=bert", "encoder: encoder.name must be one of"),
         ("training.sketch_warmup=2", "training: FPTraining.sketch_warmup must be in [0, 1]"),
         ("steps", "is not KEY=VALUE"),
     ],

@@ -7,23 +7,23 @@ import math
 import pytest
 import torch
 
-from fortap.evaluation.metrics import Guess
-from fortap.model.formula_decoder import DecoderConfig
 from fortap.model.state_file import read_tensors
 from fortap.tasks.formula_prediction.checkpoint import load_formula_model, save_formula_model
 from fortap.tasks.formula_prediction.config import (
     FormulaRunConfig,
     FPData,
     FPEvaluation,
-    FPOptim,
     FPTraining,
 )
 from fortap.tasks.formula_prediction.copies import rank
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.evaluate import evaluate_formula_prediction
 from fortap.tasks.formula_prediction.examples import FP_KEY, formula_examples, fp_batch
 from fortap.tasks.formula_prediction.finetune import finetune_formula_prediction
+from fortap.tasks.formula_prediction.metrics import Guess
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel, copy_nll
 from fortap.tasks.formula_prediction.run import run_evaluate, run_finetune
+from fortap.tasks.recipe import Optim
 
 from .expense_table import expense_table, tiny_encoder
 from .test_finetune_resume import tables_file
@@ -129,7 +129,7 @@ def test_tiny_copy_model_learns_the_table_and_round_trips(tokenizer, tmp_path):
     cfg = FormulaRunConfig(
         data=FPData(setting="sheet"),
         training=FPTraining(steps=120, batch_size=5, dev_checks=0, progress=False),
-        optim=FPOptim(lr=3e-3, warmup=0.0, weight_decay=0.0),
+        optim=Optim(lr=3e-3, encoder_lr=3e-3, warmup=0.0, weight_decay=0.0),
         decoder=decoder,
     )
     examples = formula_examples(expense_table(), tokenizer, cfg.examples())
@@ -158,7 +158,7 @@ def test_evaluate_reads_the_setting_of_a_saved_model_and_bf16_weights_load(tmp_p
     )  # fmt: skip
     run = run_finetune([tables], tmp_path / "run", cfg)
     assert run is not None
-    # a plain `fortap evaluate` config: the saved inputs.json makes it the sheet setting
+    # a plain `fortap evaluate` config: the saved model.json inputs make it the sheet setting
     again = run_evaluate([tables], tmp_path / "eval", FormulaRunConfig(
         evaluation=FPEvaluation(model=str(tmp_path / "run" / "model"))))  # fmt: skip
     assert again.records == run.records
@@ -167,7 +167,7 @@ def test_evaluate_reads_the_setting_of_a_saved_model_and_bf16_weights_load(tmp_p
     assert run.systems["model"]["copy_ceiling"] == ceiling > 0  # the expense table's copies
     narrow = tmp_path / "bf16"
     save_formula_model(run.model, narrow, cfg.examples().serialize, dtype=torch.bfloat16)
-    tensors, _ = read_tensors(narrow / "decoder.safetensors")
+    tensors, _ = read_tensors(narrow / "head.safetensors")
     assert {t.dtype for t in tensors.values()} == {torch.bfloat16}
     loaded = load_formula_model(narrow)
     assert next(loaded.parameters()).dtype == torch.float32

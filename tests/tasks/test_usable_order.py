@@ -3,10 +3,10 @@ and the order is kept otherwise."""
 
 from __future__ import annotations
 
-from fortap.evaluation.metrics import Guess
 from fortap.formula import parse_formula
 from fortap.formula.references import refers_to
 from fortap.tasks.formula_prediction.evaluate import usable_order
+from fortap.tasks.formula_prediction.metrics import Guess
 
 C38 = (37, 2)  # 0-based (row, col) of C38
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from fortap.evaluation.by_workbook import Tally
-from fortap.evaluation.metrics import Gold, Guess, formula_metrics
+from fortap.metrics.bootstrap import Tally
+from fortap.tasks.formula_prediction.metrics import Gold, Guess, formula_metrics
 from fortap.tasks.formula_prediction.workbooks import (
     hit_tallies,
     metric_gap,

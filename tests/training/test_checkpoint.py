@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import pytest
@@ -127,10 +128,10 @@ CORPUS = [*TINY, "serialize.max_seq_len=224", "data.max_tokens=256", "data.eval_
 CORPUS += ["objectives.use=mlm,nrp,ncp,formula_mlm"]
 
 
-def run_corpus(corpus, out, stop_at=None):
+def run_corpus(corpus, out, stop_at=None, extra=()):
     from fortap.training.pretrain import setup_pretrain
 
-    cfg = load_config("tiny", CORPUS)
+    cfg = load_config("tiny", [*CORPUS, *extra])
     setup = setup_pretrain(cfg, corpus, "random")
     result = train(
         setup.model, setup.stream, cfg.training, cfg.optim, out, setup.eval_batches, stop_at=stop_at
@@ -150,6 +151,26 @@ def test_killed_corpus_run_resumes_to_the_same_parameters(tiny_corpus, tmp_path)
         torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-7, msg=name)
 
 
+def test_killed_run_with_worker_processes_resumes_on_the_same_stream(tiny_corpus, tmp_path):
+    """Two workers build the batches ahead; the stopped run's checkpoint holds where the taken
+    batches end, so the resumed run trains on the batches the straight run did. One worker
+    builds the in-process stream itself."""
+    two = ["data.workers=2"]
+    straight, _ = run_corpus(tiny_corpus, tmp_path / "straight", extra=two)
+    _, first = run_corpus(tiny_corpus, tmp_path / "killed", stop_at=3, extra=two)
+    resumed, second = run_corpus(tiny_corpus, tmp_path / "killed", extra=two)
+    assert first.step == 3 and second.resumed_from == first.checkpoint and second.step == 6
+    state = json.loads((first.checkpoint / "trainer.json").read_text())["data"]
+    assert state["workers"] == 2 and len(state["streams"]) == 2
+    in_process, _ = run_corpus(tiny_corpus, tmp_path / "in-process")
+    one_worker, _ = run_corpus(tiny_corpus, tmp_path / "one-worker", extra=["data.workers=1"])
+    for name, a in straight.state_dict().items():
+        torch.testing.assert_close(a, resumed.state_dict()[name], rtol=1e-6, atol=1e-7, msg=name)
+        torch.testing.assert_close(
+            in_process.state_dict()[name], one_worker.state_dict()[name], rtol=0, atol=0, msg=name
+        )
+
+
 def test_formula_samples_only_keeps_the_samples_built_around_a_formula(tiny_corpus, monkeypatch):
     import copy
 
@@ -157,15 +178,15 @@ def test_formula_samples_only_keeps_the_samples_built_around_a_formula(tiny_corp
     from fortap.corpus.samples import FORMULA_KEY
     from fortap.training.pretrain import setup_pretrain
 
-    real = build.read_corpus
-    train = list(real(tiny_corpus, "train"))
-    table_sample = copy.deepcopy(train[0])
-    del table_sample.targets[FORMULA_KEY]  # as a formula-free table's sample has none
+    real = build.read_corpus_arrays
+    train = real(tiny_corpus, "train")
+    table_sample = copy.copy(train[0])
+    table_sample.targets, table_sample.memo = {}, {}  # a formula-free table's sample has none
 
     def with_a_table_sample(corpus, split):
         return [*real(corpus, split), table_sample] if split == "train" else real(corpus, split)
 
-    monkeypatch.setattr(build, "read_corpus", with_a_table_sample)
+    monkeypatch.setattr(build, "read_corpus_arrays", with_a_table_sample)
     cfg = load_config("tiny", [*CORPUS, "data.formula_samples_only=true"])
     items = setup_pretrain(cfg, tiny_corpus, "random").stream.items
     assert len(items) == len(train) and all(x.targets.get(FORMULA_KEY) for x in items)

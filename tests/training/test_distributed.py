@@ -31,7 +31,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def worker(rank: int, world: int, port: int, files: list, out: str) -> None:
+def worker(rank: int, world: int, port: int, files: list, out: str, extra: list) -> None:
     from fortap.table.io import read_tables
     from fortap.training.loop import train
     from fortap.training.pretrain import setup_pretrain
@@ -45,7 +45,7 @@ def worker(rank: int, world: int, port: int, files: list, out: str) -> None:
     os.environ.update(env)
     dist = init_from_env()
     try:
-        cfg = load_config("tiny", TINY)
+        cfg = load_config("tiny", [*TINY, *extra])
         setup = setup_pretrain(cfg, read_tables(files), "random", dist)
         before = {k: v.clone() for k, v in setup.model.state_dict().items()}
         train(
@@ -57,9 +57,12 @@ def worker(rank: int, world: int, port: int, files: list, out: str) -> None:
         shutdown(dist)
 
 
-def test_two_gloo_processes_stay_in_sync(hitab_files, tmp_path):
+@pytest.mark.parametrize("workers", [0, 2])
+def test_two_gloo_processes_stay_in_sync(hitab_files, tmp_path, workers):
+    """With `data.workers`, each rank's stream is built by its own worker processes."""
     port = free_port()
-    mp.spawn(worker, args=(2, port, hitab_files[:8], str(tmp_path)), nprocs=2, join=True)
+    extra = [f"data.workers={workers}"]
+    mp.spawn(worker, args=(2, port, hitab_files[:8], str(tmp_path), extra), nprocs=2, join=True)
     ranks = [torch.load(tmp_path / f"rank{r}.pt") for r in range(2)]
     moved = 0
     for name, a in ranks[0]["after"].items():
@@ -90,6 +93,12 @@ def test_rank_shards_are_disjoint_and_cover_an_epoch():
         seen.append([stream.next_example() for _ in range(5)])
     assert not set(seen[0]) & set(seen[1])
     assert sorted(seen[0] + seen[1]) == items
+    quarters = []  # 2 ranks x 2 workers (`data.workers`): four disjoint quarters of an epoch
+    for rank in range(2):
+        for w in range(2):
+            stream = ExampleStream(list(range(12)), lambda i, rng: i, list, 1, 3, rank, 2, w, 2)
+            quarters += [stream.next_example() for _ in range(3)]
+    assert sorted(quarters) == list(range(12))
 
 
 @pytest.mark.parametrize(("rank", "world"), [(2, 2), (-1, 2), (0, 0)])

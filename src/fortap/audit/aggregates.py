@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from fortap.formula.nodes import Func, walk
 from fortap.formula.references import ref_a1, ref_box
 from fortap.sheet.model import Sheet, a1
-from fortap.suggest.candidates.anchor import refs_of
-from fortap.suggest.context import SheetContext
+from fortap.suggest.api import SheetContext, refs_of
 
 AGGREGATES = frozenset({"SUM", "AVERAGE", "SUBTOTAL", "MAX", "MIN", "COUNT", "PRODUCT"})
 GAP = 2  # rows allowed between a range's last cell and its total

@@ -28,8 +28,8 @@ from fortap.audit.score import combine, default_min_score
 from fortap.audit.structure import AXES, AXIS_NAMES, runs
 from fortap.errors import FortapError
 from fortap.sheet.model import a1
-from fortap.suggest.context import SheetContext
-from fortap.suggest.engine import Suggester
+from fortap.suggest import api
+from fortap.suggest.api import SheetContext, Suggester
 
 WEAK_SOURCES = frozenset({"verbatim", "induced", "echo", "book"})  # matches: `weak_equal`
 
@@ -147,7 +147,7 @@ def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
     cell = sg.context.sheet(sheet).sheet.cell(*b.cell)
     text = f"{a1(*b.cell)}: {describe(b)}; expected {b.fix}"
     got = evidence.fix_value(sg, sheet, b.cell, b.fix)
-    shown = evidence.number_of(sg.previewer.value(sheet, b.cell[0] + 1, b.cell[1] + 1))
+    shown = evidence.number_of(api.current(sg, sheet, b.cell))
     if got is not None and shown is not None:
         differs = not same_shown(got, shown, cell.style.number_format)
         facts["fix_differs"] = float(differs)

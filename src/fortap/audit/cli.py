@@ -28,7 +28,12 @@ def audit_command(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Write report.md, report.html and a PNG per sheet here."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write report.md, report.html and a PNG per sheet here (a folder that is empty "
+            "or holds an earlier audit report; --overwrite empties any other).",
+        ),
     ] = None,
     ranker: Annotated[
         Path | None,
@@ -40,18 +45,29 @@ def audit_command(
     check_seconds: Annotated[
         float, typer.Option(help="Stop those checks after this many seconds (0: no limit).")
     ] = 5.0,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Empty a non-empty --out folder first (without it, a folder that is not an "
+            "earlier audit's own run is refused).",
+        ),
+    ] = False,
 ) -> None:
     """Find typed numbers where a formula should be and formulas unlike their block."""
     from fortap.audit.auditor import AuditConfig, audit
     from fortap.console import progress
-    from fortap.suggest.cells import find_sheet
-    from fortap.suggest.cli import native_stderr_silenced
-    from fortap.suggest.engine import Suggester
+    from fortap.suggest.api import find_sheet, native_stderr_silenced, open_book
 
+    _check_options(book, min_score, max_checks, check_seconds)
+    if out is not None:  # checked before the audit runs, not after
+        from fortap.outputs import claim_folder
+
+        claim_folder(out, "audit", overwrite, inputs=(book,))
     given = {} if min_score is None else {"min_score": min_score}
     cfg = AuditConfig(max_checks=max_checks, check_seconds=check_seconds, **given)
     with native_stderr_silenced():
-        sg = Suggester.open(book, ranker=ranker)
+        sg = open_book(book, ranker=ranker)
         names = None if sheet is None else [find_sheet(sheet, sg.workbook.sheets, str(book)).name]
         with progress("audit", max_checks) as update:
             done = audit(sg, names, cfg, update)
@@ -71,6 +87,20 @@ def audit_command(
         path = write_report(book, shown, found, out)
         if not as_json:
             typer.echo(f"report: {path}")
+
+
+def _check_options(book: Path, min_score, max_checks: int, check_seconds: float) -> None:
+    """Refuse a bad argument in the words of the command line, before any work."""
+    from fortap.errors import FortapError
+
+    if book.is_dir():
+        raise FortapError(f"{book}: is a folder; fortap audit reads one workbook file")
+    if min_score is not None and not 0 <= min_score <= 1:
+        raise FortapError(f"--min-score must be between 0 and 1, got {min_score}")
+    if max_checks < 0:
+        raise FortapError(f"--max-checks must be >= 0, got {max_checks}")
+    if not check_seconds >= 0 or check_seconds == float("inf"):  # also refuses nan
+        raise FortapError(f"--check-seconds must be a number >= 0, got {check_seconds}")
 
 
 def _print(found, book: Path) -> None:

@@ -52,7 +52,7 @@ def audit_key(
 ) -> KeyAudit:
     """Every finding on the key's sheets (threshold 0), per-book timings and the gold cells'
     kinds; a book that cannot be read is reported in `KeyAudit.errors` and skipped."""
-    from fortap.suggest.engine import Suggester
+    from fortap.suggest.api import open_book
 
     by_book: dict[Path, list[KeySheet]] = {}
     for ks in key:
@@ -64,7 +64,7 @@ def audit_key(
             update(i, book.name)
             try:
                 start = time.perf_counter()
-                sg = Suggester.open(book, ranker=ranker_for(book))
+                sg = open_book(book, ranker=ranker_for(book))
                 loaded = time.perf_counter()
                 names = [resolve_sheet(sg.workbook.sheets, ks.sheet, book).name for ks in sheets]
                 got = audit(sg, names, cfg).findings

@@ -3,9 +3,9 @@
 Two checks, both with the cell itself hidden (it reads as empty, so a formula cannot see the
 value it is compared with):
 - `fix_value`: the structural fix (`missing.Hole.fix`, `inconsistent.Break.fix`) previewed at
-  the cell (`suggest.preview.Previewer`);
-- `candidates`: the suggestion engine asked for the cell as a user would (`Suggester.ranking`
-  in the sheet setting): the first of its `top` printed suggestions whose preview equals the
+  the cell (`suggest.api.preview`);
+- `candidates`: the suggestion engine asked for the cell as a user would (`suggest.api.candidates`,
+  the sheet setting): the first of its `top` printed suggestions whose preview equals the
   typed number at display precision (`display.same_shown`), with its rank and ranker score.
 A preview that is an error, or that the engine could not compute, is no evidence either way: an
 inherited error says nothing of the typed number, and neither does an unknown value.
@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fortap.audit.display import same_shown
-from fortap.suggest.context import Target
-from fortap.suggest.engine import Suggester
-from fortap.suggest.preview import Preview
+from fortap.suggest import api
+from fortap.suggest.api import Preview, Suggester
 
 
 @dataclass(frozen=True)
@@ -40,18 +39,14 @@ def number_of(shown: Preview) -> float | None:
 
 def fix_value(sg: Suggester, sheet: str, cell: tuple[int, int], fix: str) -> float | None:
     """The fix's number at the cell, with the cell hidden (None when it gives none)."""
-    row, col = cell
-    shown = sg.previewer.preview(
-        sheet, row + 1, col + 1, fix, hidden=frozenset({(sheet, row, col)})
-    )
+    shown = api.preview(sg, sheet, cell, fix, hidden=frozenset({(sheet, *cell)}))
     return number_of(shown)
 
 
 def candidates(sg: Suggester, sheet: str, cell: tuple[int, int], value: float, number_format: str,
                top: int) -> Match | None:  # fmt: skip
     """The first of the engine's `top` suggestions for the cell whose preview shows `value`."""
-    found = sg.ranking(Target(sheet, *cell), k=top)
-    for s in found.printed:
+    for s in api.candidates(sg, sheet, cell, top):
         number = s.error is None and isinstance(s.value, float) and not isinstance(s.value, bool)
         if number and same_shown(s.value, value, number_format):
             return Match(s.rank, s.formula, s.score, s.source)

@@ -6,7 +6,7 @@ functions, references as slots) is the block's: the same computation with refere
 differently, such as `=E9*C8` among `=E·*C·` of the own row, a reference shifted by one, or a
 range stopping short of its neighbours'. A cell whose references cover other cells of its run
 aggregates the block (a total under its column) and is not compared with it. The fix is the
-block's formula re-anchored to the cell (`candidates.anchor.reanchor`) from its nearest member.
+block's formula re-anchored to the cell (`suggest.api.reanchor`) from its nearest member.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from fortap.audit.structure import AXES, AXIS_NAMES, Run, dominant, runs
 from fortap.formula import Formula
 from fortap.formula.references import ref_box
 from fortap.sheet.model import a1
-from fortap.suggest.candidates.anchor import reanchor, refs_of
-from fortap.suggest.context import SheetContext
+from fortap.suggest.api import SheetContext, reanchor, refs_of
 
 MIN_RUN = 3  # a block of two cannot say which of its formulas is the odd one
 

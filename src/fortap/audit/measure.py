@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from fortap.corpus.split import SplitConfig, book_key, split_of
-from fortap.objectives.base import f1
+from fortap.metrics.f1 import f1
 
 HALVES = ("A", "B")
 NOTHING = 2.0  # a threshold above every score: the kind flags nothing

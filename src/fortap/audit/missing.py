@@ -3,7 +3,7 @@
 In a value run (`structure.runs`: formulas and typed numbers, adjacent along a column or a
 row) a typed number whose run-mates are mostly formulas is a candidate for a formula typed
 over, or never written. The run's most frequent R1C1 (ties: the nearest formula's) re-anchored
-to the cell is the fix (`candidates.anchor.reanchor`, from the block's nearest member). Only formulas that
+to the cell is the fix (`suggest.api.reanchor`, from the block's nearest member). Only formulas that
 continue along the run count (`_along`): a formula dragged down a column is no row-mate of the
 typed numbers beside it;
 `Hole.share` (formulas among the other cells of the run) and `Hole.hole` (the two neighbours
@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 from fortap.audit.structure import AXES, Run, dominant, is_number, run_index
 from fortap.formula import Formula
-from fortap.suggest.candidates.anchor import reanchor
-from fortap.suggest.context import SheetContext
+from fortap.suggest.api import SheetContext, reanchor
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,21 @@ finding and a table of the findings, as `report.md` and `report.html` (the same 
 
 In the PNG, formulas are light grey, typed numbers white-grey, text lighter still, and each
 finding paints its cell: orange for a missing formula, red for an inconsistent one, darker when
-surer. Sheets larger than `MAX_PLOT` cells per side are drawn over their first rows and columns.
+surer. Only occupied rows and columns are drawn (`sheet.occupied`); sheets larger than `MAX_PLOT`
+of those per side are drawn over their first ones.
 """
 
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import numpy as np
 
 from fortap.audit.findings import INCONSISTENT, MISSING, Finding
+from fortap.outputs import atomic_path, file_part
 from fortap.sheet.model import Sheet
+from fortap.sheet.occupied import squeeze
 
 MAX_PLOT = 400  # rows/columns drawn at most
 COLOURS = {"empty": "#ffffff", "text": "#eef2f7", "number": "#dddddd", "formula": "#b9c6d6",
@@ -32,24 +34,27 @@ def write_png(sheet: Sheet, findings: list[Finding], path: Path) -> None:
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    rows, cols = max(1, min(sheet.n_rows, MAX_PLOT)), max(1, min(sheet.n_cols, MAX_PLOT))
+    squeezed = squeeze(sheet)  # occupied rows and columns: one far cell draws no million rows
+    row_at = {r: i for i, r in enumerate(squeezed.rows[:MAX_PLOT])}
+    col_at = {c: i for i, c in enumerate(squeezed.cols[:MAX_PLOT])}
+    rows, cols = max(1, len(row_at)), max(1, len(col_at))
     codes = np.zeros((rows, cols), np.int64)  # (rows, cols) index into BASE + kinds
     for (r, c), cell in sheet.cells.items():
-        if r < rows and c < cols:
+        if r in row_at and c in col_at:
             kind = "formula" if cell.formula is not None else cell.kind
-            codes[r, c] = BASE.index(kind) if kind in BASE else BASE.index("text")
+            codes[row_at[r], col_at[c]] = BASE.index(kind) if kind in BASE else BASE.index("text")
     names = (*BASE, MISSING, INCONSISTENT)
-    for f in findings:
-        if f.row < rows and f.col < cols:
-            codes[f.row, f.col] = names.index(f.kind)
+    shown = [f for f in findings if f.row in row_at and f.col in col_at]
+    for f in shown:
+        codes[row_at[f.row], col_at[f.col]] = names.index(f.kind)
     fig, ax = plt.subplots(figsize=(min(16, 2 + cols * 0.35), min(20, 2 + rows * 0.18)))
     ax.imshow(codes, cmap=ListedColormap([COLOURS[n] for n in names]), vmin=-0.5,
               vmax=len(names) - 0.5, aspect="auto", interpolation="nearest")  # fmt: skip
-    for f in findings:
-        if f.row < rows and f.col < cols:
-            ax.text(f.col, f.row, f"{f.score:.2f}", ha="center", va="center", fontsize=6)
-    ax.set_xticks(range(cols), [_letters(c) for c in range(cols)], fontsize=6)
-    ax.set_yticks(range(rows), [str(r + 1) for r in range(rows)], fontsize=6)
+    for f in shown:
+        ax.text(col_at[f.col], row_at[f.row], f"{f.score:.2f}", ha="center", va="center",
+                fontsize=6)  # fmt: skip
+    ax.set_xticks(range(len(col_at)), [_letters(c) for c in col_at], fontsize=6)
+    ax.set_yticks(range(len(row_at)), [str(r + 1) for r in row_at], fontsize=6)
     ax.set_title(f"{sheet.name}: {len(findings)} finding{'s' * (len(findings) != 1)}")
     handles = [Patch(color=COLOURS[n], label=n) for n in names if n != "empty"]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
@@ -71,8 +76,9 @@ def write_report(book: Path, sheets: list[Sheet], findings: list[Finding], out: 
     body = [f"<h1>Audit of {html.escape(book.name)}</h1>", f"<p>{len(findings)} findings.</p>"]
     for i, sheet in enumerate(sheets):
         mine = [f for f in findings if f.sheet == sheet.name]
-        png = f"sheet{i + 1}-{_slug(sheet.name)}.png"
-        write_png(sheet, mine, out / png)
+        png = f"sheet{i + 1}-{file_part(sheet.name)}.png"
+        with atomic_path(out / png) as tmp:
+            write_png(sheet, mine, tmp)
         md += [f"## {sheet.name}", "", f"![{sheet.name}]({png})", ""]
         md += ["| cell | kind | score | fix | evidence |", "|---|---|---|---|---|"]
         md += [f"| {f.a1} | {f.kind} | {f.score:.2f} | {_cell(f.fix)} | {_cell(f.evidence)} |"
@@ -88,15 +94,12 @@ def write_report(book: Path, sheets: list[Sheet], findings: list[Finding], out: 
                  f"<td>{html.escape(f.fix or '')}</td><td>{html.escape(f.evidence)}</td></tr>"
                  for f in mine]  # fmt: skip
         body.append("</table>")
-    (out / "report.md").write_text("\n".join(md) + "\n")
     page = "<!doctype html><meta charset='utf-8'><title>audit</title>" + "\n".join(body)
-    (out / "report.html").write_text(page + "\n")
+    for name, text in (("report.md", "\n".join(md)), ("report.html", page)):
+        with atomic_path(out / name) as tmp:
+            tmp.write_text(text + "\n", encoding="utf-8")
     return out / "report.md"
 
 
 def _cell(text: str | None) -> str:
     return (text or "").replace("|", "\\|").replace("\n", " ")
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")[:40] or "sheet"

@@ -1,10 +1,15 @@
-"""The formula-audit task's registry entry (`TASK`): evaluation only, no training.
+"""The formula-audit task's registry entry (`TASK`): its score weights fitted, and evaluation.
+
+`fortap finetune formula-audit KEY... -o OUT` fits the weights `fortap audit` scores its
+findings with on an answer key (`refit.finetune`: OUT/weights.json, with findings.jsonl,
+metrics.json and a README.md card); the shipped `weights.json` is what it fits on the TASI key
+with one ranker per half (`bench/audit.py` checks that the two agree within 1e-6).
 
 `fortap evaluate formula-audit FOLDER... -o OUT` scores `fortap audit` on the answer keys found
 in the folders given: the TASI key (a folder holding `keys.TASI_FILE`: thresholds set on one
 half of its books and reported on the other, beside the seven checkers) and ExceLint's (a
 folder holding `keys.EXCELINT_FILE`, at the threshold set on the TASI half a book is not in, or
-`AuditEvalConfig.threshold` without TASI). It writes `metrics.json` and `report.md` into OUT.
+`FormulaAuditConfig.threshold` without TASI). It writes `metrics.json` and `report.md` into OUT.
 The ranker is the shipped one unless `--ranker` names another; the shipped one saw the training
 side of these books, so `bench/audit.py` trains one per half instead. The shipped score weights
 were fitted on all of TASI too, so its TASI numbers here are not held out (the bench's are).
@@ -22,6 +27,7 @@ from fortap.audit.evaluate import audit_key, excelint_metrics, tasi_metrics
 from fortap.audit.findings import KINDS
 from fortap.audit.keys import EXCELINT_FILE, TASI_FILE, excelint_key, tasi_key
 from fortap.audit.measure import HALVES, half_of
+from fortap.audit.refit import FitConfig, finetune
 from fortap.audit.score import default_min_score
 from fortap.console import stdout_console
 from fortap.errors import FortapError
@@ -29,16 +35,17 @@ from fortap.tasks.base import Task
 
 
 @dataclass(frozen=True)
-class AuditEvalConfig:
-    """What `evaluate` audits with."""
+class FormulaAuditConfig:
+    """What `evaluate` audits with (the top-level fields) and what `finetune` fits with (`fit`)."""
 
     ranker: Path | None = None  # ranker folder; None = the shipped one
-    max_checks: int = 100_000  # typed numbers per workbook checked with candidates (all)
+    max_checks: int = 100_000  # evaluate: typed numbers per workbook checked with candidates (all)
     # ExceLint's threshold when no TASI key is given (default: the one fitted with the weights)
     threshold: float = field(default_factory=default_min_score)
+    fit: FitConfig = field(default_factory=FitConfig)  # finetune: the weights' fit
 
 
-def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: AuditEvalConfig) -> dict:
+def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: FormulaAuditConfig) -> dict:
     """Metrics of every key found under `paths`, written to OUT/metrics.json and report.md."""
     folders = [Path(p) for p in paths]
     tasi = [p for p in folders if (p / TASI_FILE).is_file()]
@@ -88,7 +95,8 @@ def report_lines(metrics: dict) -> list[str]:
 TASK = Task(
     name="formula-audit",
     summary="find typed numbers where a formula should be and formulas unlike their block",
-    config=AuditEvalConfig,
+    config=FormulaAuditConfig,
     shorthands={"ranker": "ranker"},
+    finetune=finetune,
     evaluate=evaluate,
 )

@@ -221,6 +221,14 @@ def read_corpus(corpus: str | Path, split: str):
         yield from read_shard(path)
 
 
+def read_corpus_arrays(corpus: str | Path, split: str) -> list:
+    """Every example of one split of a built corpus as `ExampleArrays`, each shard decoded
+    once, column by column (`fortap.encoding.shards.read_shard_arrays`)."""
+    from fortap.encoding.shards import read_shard_arrays
+
+    return [x for path in corpus_shards(corpus, split) for x in read_shard_arrays(path)]
+
+
 def load_split_overrides(path: str | Path | None) -> dict[str, str]:
     """A JSON object {workbook key or path: split}; paths are turned into keys."""
     if path is None:

@@ -14,13 +14,13 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from fortap.demo.explain import paper_setting_verdict
-from fortap.evaluation.report import TERMS
 from fortap.tasks.formula_prediction.config import (
     FormulaRunConfig,
     FPEncoder,
     FPEvaluation,
     FPTraining,
 )
+from fortap.tasks.formula_prediction.report import TERMS
 from fortap.tasks.formula_prediction.run import FormulaRun, run_finetune
 
 
@@ -62,7 +62,7 @@ def step_finetune(
     console.print(f"[bold]6. formula prediction[/bold]: fine-tune {steps} updates, evaluate")
     cfg = FormulaRunConfig(
         encoder=FPEncoder("fortap", str(encoder)),
-        training=FPTraining(steps=steps, progress=False),
+        training=FPTraining(steps=steps, dev_checks=2, progress=False),
         evaluation=FPEvaluation(max_test=max_test),
     )
     run = run_finetune([tables], out, cfg, console)

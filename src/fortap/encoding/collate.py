@@ -1,7 +1,8 @@
 """Many `Example`s -> one padded `Batch` of tensors (shapes and pad values in `Batch`'s docstring).
 
 Letters: B batch, T tokens (longest Example rounded up to `pad_to_multiple`), C cells (most
-cells of any Example), L tree levels, F format features.
+cells of any Example), L tree levels, F format features, K integer columns of `ExampleArrays`.
+`collate_arrays` makes the same `Batch` from examples held as arrays (the pretraining stream's).
 
 Targets are not ours to pad: each objective or task registers a *target collator*
 `(values, batch) -> Any` under its name, called with the Examples' `targets[name]` (None where an
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from fortap.encoding.arrays import COLUMNS, WIDTH, ExampleArrays
 from fortap.encoding.example import FORMAT_DIM, NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Batch, Example
 from fortap.encoding.formats import DEFAULT_FORMAT
 from fortap.text.numbers import NOT_A_NUMBER
@@ -85,12 +87,83 @@ def collate(
         cell_mask=torch.from_numpy(cell_mask),
         meta=[ex.meta for ex in examples],
     )
+    return _with_targets(batch, examples, target_collators)
+
+
+def collate_arrays(
+    examples: Sequence[ExampleArrays],
+    pad_to_multiple: int = 8,
+    target_collators: Mapping[str, TargetCollator] | None = None,
+) -> Batch:
+    """`collate` of examples held as arrays (`ExampleArrays`): the same `Batch`, one copy per
+    example instead of one per field and token."""
+    if not examples:
+        raise ValueError("collate_arrays: no examples")
+    n = len(examples)
+    lengths = np.array([len(ex) for ex in examples])  # (B,)
+    t = -(-int(lengths.max()) // pad_to_multiple) * pad_to_multiple
+    c = max(1, max(len(ex.starts) - 1 for ex in examples))
+    ints = np.empty((n, t, WIDTH), dtype=np.int64)  # (B, T, K)
+    ints[:] = _PAD_ROW
+    formats = np.empty((n, t, FORMAT_DIM), dtype=np.float32)  # (B, T, F)
+    formats[:] = DEFAULT_FORMAT
+    sep_index = np.zeros((n, c), dtype=np.int64)  # (B, C)
+    cell_mask = np.zeros((n, c), dtype=bool)  # (B, C)
+    for b, ex in enumerate(examples):
+        ints[b, : lengths[b]] = ex.ints
+        formats[b, : lengths[b]] = ex.formats
+        cells = len(ex.starts) - 1
+        sep_index[b, :cells] = ex.starts[1:]
+        cell_mask[b, :cells] = True
+    column = lambda cols: torch.from_numpy(np.ascontiguousarray(ints[:, :, cols]))  # noqa: E731
+    batch = Batch(
+        **{name: column(columns) for name, columns in COLUMNS.items()},
+        formats=torch.from_numpy(formats),
+        token_mask=torch.from_numpy(np.arange(t) < lengths[:, None]),  # (B, T)
+        sep_index=torch.from_numpy(sep_index),
+        cell_mask=torch.from_numpy(cell_mask),
+        meta=[ex.meta for ex in examples],
+    )
+    return _with_targets(batch, examples, target_collators)
+
+
+def _pad_row() -> np.ndarray:
+    """The (K,) values of a padding token in `ExampleArrays.ints` (see `Batch`)."""
+    row = np.zeros(WIDTH, dtype=np.int64)
+    row[COLUMNS["token_ids"]] = PAD_ID
+    row[COLUMNS["numbers"]] = NOT_A_NUMBER
+    row[COLUMNS["rows"]] = row[COLUMNS["cols"]] = NULL_POS
+    row[COLUMNS["top_coords"]] = row[COLUMNS["left_coords"]] = row[COLUMNS["cell_ids"]] = -1
+    return row
+
+
+_PAD_ROW = _pad_row()
+
+
+def _with_targets(batch: Batch, examples, target_collators) -> Batch:
+    """`batch` with every target name of `examples` collated by its collator (or as a list),
+    and every task's per-cell inputs padded to (B, C, F)."""
+    for name in sorted({name for ex in examples for name in getattr(ex, "inputs", {})}):
+        batch.inputs[name] = _cell_features(
+            [getattr(ex, "inputs", {}).get(name) for ex in examples], batch
+        )
     names = {name for ex in examples for name in ex.targets}
     collators = target_collators or {}
     for name in sorted(names | set(collators)):
         values = [ex.targets.get(name) for ex in examples]
         batch.targets[name] = collators[name](values, batch) if name in collators else values
     return batch
+
+
+def _cell_features(values: list, batch: Batch) -> torch.Tensor:
+    """Per-cell feature rows of each example, (C_b, F) each, padded with 0 to (B, C, F)."""
+    n, c = batch.cell_mask.shape
+    width = max((len(row) for value in values if value for row in value), default=0)
+    out = torch.zeros(n, c, width)  # (B, C, F)
+    for b, value in enumerate(values):
+        if value:
+            out[b, : len(value)] = torch.tensor(value, dtype=torch.float32).reshape(len(value), -1)
+    return out
 
 
 def _check(ex: Example, b: int) -> None:

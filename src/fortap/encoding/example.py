@@ -52,6 +52,8 @@ class Example:
     cell_coords: list[tuple[int, int]]  # (C,) table (row, col) of serialised cell k = index + 1
     targets: dict[str, Any] = field(default_factory=dict)  # keyed by objective / task name
     meta: dict[str, Any] = field(default_factory=dict)  # book, sheet, region, ... (see above)
+    inputs: dict[str, Any] = field(default_factory=dict)  # a task's own per-cell input features,
+    # keyed by task name: (C, F) numbers per serialised cell (cell types' extras, QA's matches)
 
     def __len__(self) -> int:
         return len(self.token_ids)
@@ -96,6 +98,7 @@ class Batch:
     sep_index      (B, C) long        token index of each cell's [SEP]; 0 on padded cells
     cell_mask      (B, C) bool        True on real cells
     targets        dict[str, Tensor | list] built by each objective's collate hook
+    inputs         dict[str, Tensor]  (B, C, F) float per task: its own per-cell input features
     """
 
     token_ids: Any
@@ -112,14 +115,17 @@ class Batch:
     cell_mask: Any
     targets: dict[str, Any] = field(default_factory=dict)
     meta: list[dict[str, Any]] = field(default_factory=list)
+    inputs: dict[str, Any] = field(default_factory=dict)  # task name -> (B, C, F) float, 0 on
+    # padded cells (the Examples' `inputs`)
 
     def to(self, device) -> Batch:
         moved = {
             name: (value.to(device) if hasattr(value, "to") else value)
             for name, value in self.__dict__.items()
-            if name not in ("targets", "meta")
+            if name not in ("targets", "meta", "inputs")
         }
-        return Batch(**moved, targets=_moved(self.targets, device), meta=self.meta)
+        return Batch(**moved, targets=_moved(self.targets, device), meta=self.meta,
+                     inputs=_moved(self.inputs, device))  # fmt: skip
 
 
 def _moved(value: Any, device) -> Any:

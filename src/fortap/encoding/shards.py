@@ -8,6 +8,7 @@ Examples always give the same bytes (fixed schema, no timestamps, zstd at a fixe
 
     write_shard(path, examples)         -> rows written
     read_shard(path, batch_rows=256)    -> Iterator[Example], a record batch at a time
+    read_shard_arrays(path)             -> list[ExampleArrays], the same examples as arrays
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from fortap.encoding.arrays import CELL, COLUMNS, INT_DTYPE, WIDTH, ExampleArrays, cell_starts
 from fortap.encoding.example import FORMAT_DIM, TREE_LEVELS, Example
 from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 
@@ -93,6 +96,36 @@ def read_shard(path: str | Path, batch_rows: int = 256) -> Iterator[Example]:
     handle = pq.ParquetFile(path)
     for batch in handle.iter_batches(batch_size=batch_rows):
         yield from _examples(batch.to_pydict())
+
+
+def read_shard_arrays(path: str | Path) -> list[ExampleArrays]:
+    """The examples of one shard as `ExampleArrays`, decoded column by column: every token
+    column lands in one (T_all, K) array, and each example is a view of its rows."""
+    table = pq.read_table(path)
+    flat = {name: _flat_column(table, name) for name in SCHEMA.names[:-2]}
+    offsets = flat["token_ids"][1]  # (N + 1,) token offsets
+    ints = np.empty((int(offsets[-1]), WIDTH), dtype=INT_DTYPE)  # (T_all, K)
+    for name, columns in COLUMNS.items():
+        ints[:, columns] = flat[name][0].reshape(ints[:, columns].shape)
+    formats = flat["formats"][0].reshape(len(ints), FORMAT_DIM)  # (T_all, F) float32
+    coords, coord_offsets = flat["cell_coords"]
+    coords = coords.reshape(-1, 2).tolist()
+    texts = zip(table.column("targets").to_pylist(), table.column("meta").to_pylist(), strict=True)
+    out = []
+    for i, (targets, meta) in enumerate(texts):
+        rows = slice(offsets[i], offsets[i + 1])
+        cells = coords[coord_offsets[i] // 2 : coord_offsets[i + 1] // 2]
+        targets = _targets_from_json(json.loads(targets))
+        out.append(ExampleArrays(ints[rows], formats[rows], cell_starts(ints[rows, CELL]),
+                                 list(map(tuple, cells)), targets, json.loads(meta)))  # fmt: skip
+    return out
+
+
+def _flat_column(table: pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(values, offsets) of a list column: every row's values end to end, and where each
+    row starts in them."""
+    column = table.column(name).combine_chunks()
+    return column.values.to_numpy(zero_copy_only=False), column.offsets.to_numpy()
 
 
 def _examples(data: dict[str, list]) -> Iterator[Example]:

@@ -1,15 +1,20 @@
-"""A decoded prefix sketch and its pointed cells -> our formula AST, read by the arity table.
+"""A decoded prefix sketch and its pointed cells -> our formula AST, read by the arity table;
+the one printer of sketches (every text goes through `printer.to_text`).
 
 The inverse of `sketch.prefix_tokens` for the sketches `PrefixGrammar` allows: the same arity
 table decides where each argument goes, so every sketch the constraint lets end has a reading,
 and `printer.to_text` of it is a formula the parser reads back to the same sketch and cells.
 Where a sketch has several readings (`[SUM] [SUM] [RANGE] [RANGE]`), each function takes as
 many arguments as it can while leaving enough tokens for the arguments still owed above it
-(`SUM(SUM(A1,B1))`), and `[+]`/`[-]` are binary when they can be: the rule of
-`evaluation.render`.
+(`SUM(SUM(A1,B1))`), and `[+]`/`[-]` are binary when they can be.
 
-Constants cannot be recovered from the 41-token vocabulary; they come out as `PLACEHOLDERS`
-(`0`, `""`, `TRUE`), so the text is valid Excel with a value a user must fill in.
+Two texts come out:
+- `formula_text`: a formula Excel takes. Constants cannot be recovered from the 41-token
+  vocabulary; they come out as `PLACEHOLDERS` (`0`, `""`, `TRUE`), a value a user must fill in;
+- `template_text`: any token sequence shown to a reader (a guess with a constant, a pointer to
+  no cell, `[UNKOP]`, or no reading under the arity table), read greedily by the same arity
+  table without slot kinds or backtracking; constants as `TEMPLATE_PLACEHOLDERS` (`<num>`), a
+  missing operand as `NO_OPERAND` (`?`), arguments separated by `, `; not a formula Excel takes.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from fortap.formula.references import ref_a1
 from fortap.formula.tokens import C_BOOL, C_NUM, C_STR, COLON, END, RANGE, START, UNKOP
 
 PLACEHOLDERS = {C_NUM: Const("num", 0.0), C_STR: Const("str", ""), C_BOOL: Const("bool", True)}
+TEMPLATE_PLACEHOLDERS = {C_NUM: "<num>", C_STR: '"<text>"', C_BOOL: "<bool>"}
+NO_OPERAND = "?"  # a template's operand that the token sequence ran out before
 _UNARY = {"+": "u+", "-": "u-"}
 
 
@@ -50,6 +57,21 @@ def formula_text(sketch: Sequence[str], cells: Sequence[tuple[int, int]]) -> str
     first whichever corner was pointed at first (`B2:B5`, never `B5:B2`); `FormulaError` as
     there."""
     return to_text(formula_of_sketch(sketch, cells), _ordered_a1)
+
+
+def template_text(sketch: Sequence[str], shown: Sequence[str]) -> str:
+    """Template text of any token sequence (vocabulary strings, `[START]`/`[END]` optional)
+    with `shown` filling its `[RANGE]` slots in order (`B7`, `<WR>`; `NO_OPERAND` when they run
+    out): `=ROUND(D3*<num>, <num>)`, `=SUM(A1:?)`. Tokens left after a whole expression are
+    read as further expressions, after a comma."""
+    tokens = [t for t in sketch if t not in (START, END)]
+    if not tokens:
+        return "="
+    reader = _GreedyReader(tokens, [_shown(s) for s in shown])
+    parts = [reader.expression(0)]
+    while reader.i < len(tokens):  # leftovers the arity table could not place
+        parts.append(reader.expression(0))
+    return "=" + ", ".join(to_text(part, separator=", ")[1:] for part in parts)
 
 
 def _ordered_a1(ref: Ref) -> str:
@@ -102,6 +124,49 @@ class _Reader:
                 yield from self.arguments(end, sig, (*taken, arg), owed)
         if n >= sig.min_args:
             yield taken, i
+
+
+class _GreedyReader:
+    """One reading of any token sequence, by the arity table (`[UNKOP]`: any arguments) without
+    slot kinds or backtracking. A function takes arguments while its arity allows and tokens
+    remain beyond `owed`; an operator takes all its operands, `[+]`/`[-]` one when two would
+    not leave `owed`. A template's leaves are shown as they are; an operand the tokens run out
+    before, or a `[RANGE]` slot with nothing left to show, is `NO_OPERAND`."""
+
+    def __init__(self, tokens: list[str], slots: list[Node]) -> None:
+        self.tokens, self.slots, self.i = tokens, slots, 0
+        self.table = signatures(unknown=True)
+
+    def left(self) -> int:
+        return len(self.tokens) - self.i
+
+    def expression(self, owed: int) -> Node:
+        """Read one operand, leaving at least `owed` tokens for operands still owed above."""
+        if self.i >= len(self.tokens):
+            return _shown(NO_OPERAND)
+        token = self.tokens[self.i]
+        self.i += 1
+        if token == RANGE:
+            return self.slots.pop(0) if self.slots else _shown(NO_OPERAND)
+        if token in TEMPLATE_PLACEHOLDERS:
+            return _shown(TEMPLATE_PLACEHOLDERS[token])
+        sig = self.table[token]
+        if token != UNKOP and not token[1:-1].isalpha():  # an operator
+            n = sig.max_args if self.left() >= sig.max_args + owed else sig.min_args
+            return _node(token, tuple(self.expression(owed + n - k - 1) for k in range(n)))
+        args: list[Node] = []
+        while (
+            len(args) < sig.max_args
+            and self.left() > 0
+            and (len(args) < sig.min_args or self.left() > owed)
+        ):
+            args.append(self.expression(owed + max(0, sig.min_args - len(args) - 1)))
+        return _node(token, tuple(args))
+
+
+def _shown(text: str) -> Ref:
+    """A template's leaf (`B7`, `<num>`, `?`), printed as it is (a name reference's text)."""
+    return Ref("name", name=text)
 
 
 def _node(token: str, args: tuple[Node, ...]) -> Node:

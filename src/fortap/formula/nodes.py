@@ -78,9 +78,6 @@ MISSING = Missing()
 Node = Op | Func | Ref | Const | Array | Missing
 
 BINARY_OPS = frozenset(["+", "-", "*", "/", "^", "&", "=", "<>", ">", ">=", "<", "<="])
-REFERENCE_OPS = frozenset([":", " ", ","])
-PREFIX_OPS = frozenset(["u-", "u+", "u@"])
-POSTFIX_OPS = frozenset(["%", "#"])
 
 
 def walk(node: Node):

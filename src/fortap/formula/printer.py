@@ -4,7 +4,8 @@
 EUSES corpus and by a hypothesis property test). Precedence follows formualizer, which follows
 Excel except for one documented case: `-A1%` parses as `-(A1%)`. Binary operators are
 left-associative (`2^3^4` is `(2^3)^4`). A union is always parenthesised, as Excel requires
-inside argument lists. `ref_text` lets callers render references differently (R1C1, no `$`).
+inside argument lists. `ref_text` lets callers render references differently (R1C1, no `$`),
+and `separator` goes between a function's arguments (`, ` in templates shown to people).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def const_text(c: Const) -> str:
 
 
 class _Printer:
-    def __init__(self, ref_text: Callable[[Ref], str]) -> None:
-        self.ref_text = ref_text
+    def __init__(self, ref_text: Callable[[Ref], str], separator: str = ",") -> None:
+        self.ref_text, self.separator = ref_text, separator
 
     def text(self, n: Node) -> str:
         if isinstance(n, Ref):
@@ -48,7 +49,7 @@ class _Printer:
         if isinstance(n, Const):
             return const_text(n)
         if isinstance(n, Func):
-            return n.name + "(" + ",".join(self.text(a) for a in n.args) + ")"
+            return n.name + "(" + self.separator.join(self.text(a) for a in n.args) + ")"
         if isinstance(n, Op):
             return self.op(n)
         if isinstance(n, Missing):
@@ -98,6 +99,6 @@ def _binary_prec(n: Node) -> int:
     return 99
 
 
-def to_text(node: Node, ref_text: Callable[[Ref], str] = ref_a1) -> str:
+def to_text(node: Node, ref_text: Callable[[Ref], str] = ref_a1, separator: str = ",") -> str:
     """Formula text with the leading `=`."""
-    return "=" + _Printer(ref_text).text(node)
+    return "=" + _Printer(ref_text, separator).text(node)

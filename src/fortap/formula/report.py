@@ -212,7 +212,9 @@ def run_formula(
     )
     console.print(f"verdicts {summary['verdicts']}", markup=False)
     if report is not None:
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(json.dumps(summary, indent=2))
+        from fortap.outputs import atomic_path
+
+        with atomic_path(report) as tmp:
+            tmp.write_text(json.dumps(summary, indent=2))
         console.print(f"report written to {report}", markup=False)
     return summary

@@ -110,8 +110,12 @@ def run_ingest(
     engine: str = "local",
     address: str | None = None,
     files_per_task: int = 16,
+    replace_other_run: bool = True,
 ) -> IngestReport:
-    """Ingest `paths` (files or folders) into `out` (see the module doc); resumes a killed run."""
+    """Ingest `paths` (files or folders) into `out` (see the module doc); resumes a killed run.
+
+    `out` holding an ingest of other inputs is replaced, or refused when not `replace_other_run`
+    (the command line's choice: only `--overwrite` replaces it)."""
     cfg = IngestConfig(workers, progress, files_per_task, engine, address)
     start = time.perf_counter()
     files, ignored = expand_paths([Path(p) for p in paths])
@@ -121,7 +125,7 @@ def run_ingest(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = plan_tasks([str(f) for f in files], cfg.files_per_task)
-    _start_over_unless_same(out, files, cfg)
+    _start_over_unless_same(out, files, cfg, replace_other_run)
     todo = [t for t in tasks if not task_done(out, t)]
     workers = cfg.workers if cfg.engine == "ray" else min(cfg.workers, max(len(todo), 1))
     engine_cfg = EngineConfig(cfg.engine, workers, cfg.address)
@@ -147,8 +151,11 @@ def plan_tasks(files: list[str], per_task: int) -> list[IngestTask]:
     return [IngestTask(i, tuple(files[s : s + per_task]), width) for i, s in enumerate(starts)]
 
 
-def _start_over_unless_same(out: Path, files: list[Path], cfg: IngestConfig) -> None:
-    """Keep `out`'s finished tasks if it holds a run of the same plan, else clear its output."""
+def _start_over_unless_same(
+    out: Path, files: list[Path], cfg: IngestConfig, replace: bool = True
+) -> None:
+    """Keep `out`'s finished tasks if it holds a run of the same plan, else clear its output
+    (or, unless `replace`, refuse to when it holds another plan's)."""
     digest = hashlib.sha256()
     for path in files:
         stat = path.stat() if path.is_file() else None
@@ -160,6 +167,11 @@ def _start_over_unless_same(out: Path, files: list[Path], cfg: IngestConfig) -> 
     with contextlib.suppress(OSError, ValueError):
         if json.loads(plan.read_text(encoding="utf-8")) == record:
             return
+    if not replace and plan.exists():
+        raise FortapError(
+            f"--out {out}: holds an ingest of other inputs or settings; nothing was written. "
+            "Give --overwrite to replace it, or choose another folder"
+        )
     tables = out / TABLES
     if tables.is_dir():
         shutil.rmtree(tables)

@@ -2,16 +2,18 @@
 
 An objective is one module exposing an `Objective` record:
 
-- `targets(example, cfg, ctx) -> Example`: a pure function of the example, the objective's
-  config and `ctx` (vocabulary, explicit `rng`, token budget, negatives). It returns a new
-  Example with disturbed inputs and its targets under `example.targets[name]`;
+- `build(draft, cfg, ctx) -> None`: edits a `fortap.objectives.draft.Draft` (the example as
+  arrays) as a function of its sample, the objective's config and `ctx` (vocabulary, explicit
+  `rng`, token budget, negatives): it disturbs the inputs and puts its targets under
+  `draft.targets[name]`. Each module also exposes the same rule on an `Example` as
+  `targets(example, cfg, ctx) -> Example` (a new Example; `draft.on_example`);
 - `collate(values, batch) -> dict[str, Tensor]`: pads the examples' `targets[name]` (None
   where an example has none) into `Batch.targets[name]` (the hook of `encoding.collate`);
 - `head(encoder, cfg) -> nn.Module`: a thin head over `EncoderOutput` whose
   `forward(output, batch)` returns the objective's scores;
 - `loss(scores, targets) -> Tensor` and `metric(scores, targets) -> dict[str, float]`; a
   metric that reports an F1 also reports its `tp`, `fp` and `fn` counts, so log means can
-  recompute it (`f1`).
+  recompute it (`fortap.metrics.f1`).
 
 `order` fixes when targets are built: objectives that restructure the sequence (blank cells,
 append items) run before those that only relabel tokens (MLM), so nobody's positions move
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fortap.objectives.vocab import Vocab
@@ -36,15 +38,17 @@ class TargetContext:
     rng: random.Random  # the only source of randomness
     max_tokens: int = 256  # appended items must keep the example within this many tokens
     negatives: Sequence[str] = ()  # context snippets of other tables (table-context distractors)
+    memo: dict[str, Any] = field(default_factory=dict)  # what builders derive from the above
+    # alone (encoded snippets, an index of the negatives), kept for a run
 
 
 @dataclass(frozen=True)
 class Objective:
-    """One pretraining objective: targets, collate hook, head, loss and metric."""
+    """One pretraining objective: target builder, collate hook, head, loss and metric."""
 
     name: str
     config: type  # config dataclass with defaults
-    targets: Callable[..., Any]
+    build: Callable[..., None]  # (draft, cfg, ctx): the example's edits and targets
     collate: Callable[..., dict[str, Any]]
     head: Callable[..., Any]
     loss: Callable[..., Any]
@@ -60,10 +64,3 @@ def hidden_size(encoder) -> int:
 def word_embeddings(encoder):
     """The encoder's token embedding table (`nn.Embedding`), which the MLM decoder is tied to."""
     return encoder.embeddings.word_embeddings
-
-
-def f1(tp: float, fp: float, fn: float) -> float:
-    """F1 of true positives, false positives and misses: 2tp / (2tp + fp + fn), 0 without a
-    true positive. The one F1 of the package: objectives' metrics, the log means that
-    recompute it from summed counts, and the benches call this."""
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0

@@ -22,8 +22,8 @@ from collections import Counter
 
 from fortap.encoding.example import Example
 from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
+from fortap.metrics.f1 import f1
 from fortap.objectives import ncp, nrp
-from fortap.objectives.base import f1
 
 
 def nrp_baseline(values: list[dict | None]) -> dict[str, float]:

@@ -3,7 +3,7 @@
 Targets: a few word-holding table cells are blanked in place to `[SEP] [EMP]` (they keep their
 position, tree coordinates and format) and their original pieces are appended after the table
 as out-of-table items, shuffled. Cells that a formula sample's ForTaP objectives read
-(`edits.formula_related`) are never blanked. The model must point from each appended item back to its
+(`draft.formula_related`) are never blanked. The model must point from each appended item back to its
 blank: the appended [SEP] state picks the blank's [SEP], the mean of the appended pieces picks
 the blank's [EMP]. Candidates are the blanks of the same example.
 
@@ -17,24 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.encoding.example import Batch, Example
+from fortap.encoding.arrays import CELL, ExampleArrays
+from fortap.encoding.example import Batch
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
-from fortap.objectives.edits import (
-    append_item,
-    blank_cell,
-    cell_content,
-    cell_spans,
-    clone,
-    formula_related,
-    free_slot,
-    in_table,
-    word_positions,
-)
+from fortap.objectives.draft import Draft, formula_related, in_table, on_example, word_tokens
+from fortap.objectives.vocab import Vocab
 
 NAME = "cell_cloze"
 
@@ -55,24 +48,15 @@ class CellClozeConfig:
             raise ValueError(f"CellClozeConfig.tree_slots must be in 1..32, got {self.tree_slots}")
 
 
-def targets(example: Example, cfg: CellClozeConfig, ctx: TargetContext) -> Example:
+def build(draft: Draft, cfg: CellClozeConfig, ctx: TargetContext) -> None:
     """Blank cells and append their content; targets: `blanks` and `answers` (cell ids, paired)."""
     vocab, rng = ctx.vocab, ctx.rng
-    spans = cell_spans(example)
-    related = formula_related(example)
-    candidates = [
-        cell
-        for cell in sorted(spans)
-        if in_table(example, cell, spans)
-        and cell not in related
-        and word_positions(example, cell, spans, vocab.no_target)
-    ]
-    out = example
+    candidates = draft.remember(NAME, lambda sample: word_cells(sample, vocab))
     blanks: list[int] = []
     if len(candidates) >= cfg.min_cells:
         n = min(cfg.max_cells, max(cfg.min_cells, round(cfg.cell_rate * len(candidates))))
         chosen = rng.sample(candidates, n)
-        room = ctx.max_tokens - len(example)
+        room = ctx.max_tokens - len(draft)
         for cell in chosen:
             # blanking turns n pieces into one [EMP] (1 - n); the answer adds [SEP] + n pieces
             if room >= 2:
@@ -80,33 +64,42 @@ def targets(example: Example, cfg: CellClozeConfig, ctx: TargetContext) -> Examp
                 room -= 2
     if len(blanks) < cfg.min_cells:
         blanks = []
-    contents = {cell: cell_content(example, cell, spans) for cell in blanks}
-    for cell in blanks:
-        out = blank_cell(out, cell, vocab.emp)
+    contents = {cell: draft.content(cell) for cell in blanks}
+    draft.blank(blanks, vocab.emp)
     answers: dict[int, int] = {}
     for cell in rng.sample(blanks, len(blanks)):  # appended in shuffled order
-        out, answers[cell] = append_item(
-            out, contents[cell], vocab.sep, free_slot(out, rng, cfg.tree_slots)
+        answers[cell] = draft.append(
+            contents[cell], vocab.sep, draft.free_slot(rng, cfg.tree_slots)
         )
-    if out is example:
-        out = clone(example)
-    out.targets[NAME] = {"blanks": blanks, "answers": [answers[c] for c in blanks]}
-    return out
+    draft.targets[NAME] = {"blanks": blanks, "answers": [answers[c] for c in blanks]}
+
+
+targets = on_example(build)  # the same on an `Example`, returning a new one
+
+
+def word_cells(sample: ExampleArrays, vocab: Vocab) -> list[int]:
+    """The table cells of `sample` that hold a word piece (not special, not a number) and that
+    no ForTaP objective reads (`formula_related`), in cell order: the cells cloze may blank."""
+    word = word_tokens(sample.ints, vocab)  # (T,)
+    related = formula_related(sample)
+    found = np.unique(sample.ints[word & in_table(sample)[sample.ints[:, CELL]], CELL]).tolist()
+    return [cell for cell in found if cell not in related]
 
 
 def collate(values: list[dict | None], batch: Batch | None = None) -> dict[str, torch.Tensor]:
     """`blanks`, `answers`: (B, Q) 0-based cell indices (into `sep_index`), `mask`: (B, Q) bool."""
     values = [v or {"blanks": [], "answers": []} for v in values]
     Q = max((len(v["blanks"]) for v in values), default=0)
-    blanks = torch.zeros(len(values), Q, dtype=torch.long)
-    answers = torch.zeros(len(values), Q, dtype=torch.long)
-    mask = torch.zeros(len(values), Q, dtype=torch.bool)
-    for b, target in enumerate(values):
-        n = len(target["blanks"])
-        blanks[b, :n] = torch.tensor(target["blanks"], dtype=torch.long) - 1
-        answers[b, :n] = torch.tensor(target["answers"], dtype=torch.long) - 1
-        mask[b, :n] = True
-    return {"blanks": blanks, "answers": answers, "mask": mask}
+    rows = [b for b, v in enumerate(values) for _ in v["blanks"]]
+    slots = [q for v in values for q in range(len(v["blanks"]))]
+    blanks = np.zeros((len(values), Q), dtype=np.int64)  # (B, Q)
+    answers = np.zeros((len(values), Q), dtype=np.int64)  # (B, Q)
+    mask = np.zeros((len(values), Q), dtype=bool)  # (B, Q)
+    blanks[rows, slots] = [c - 1 for v in values for c in v["blanks"]]
+    answers[rows, slots] = [c - 1 for v in values for c in v["answers"]]
+    mask[rows, slots] = True
+    as_tensor = torch.from_numpy
+    return {"blanks": as_tensor(blanks), "answers": as_tensor(answers), "mask": as_tensor(mask)}
 
 
 class CellClozeHead(nn.Module):
@@ -179,7 +172,7 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
 OBJECTIVE = Objective(
     name=NAME,
     config=CellClozeConfig,
-    targets=targets,
+    build=build,
     collate=collate,
     head=CellClozeHead,
     loss=loss,

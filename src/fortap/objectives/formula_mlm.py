@@ -24,17 +24,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.encoding.example import Batch, Example
+from fortap.encoding.arrays import NUMBERS, POSITION, TOKEN, ExampleArrays
+from fortap.encoding.example import Batch
 from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.formula.tokens import FORMULA_VOCAB
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
-from fortap.objectives.edits import cell_spans, clone
-from fortap.text.numbers import NAN_FEATURES
+from fortap.objectives.draft import Draft, on_example
+from fortap.text.numbers import NOT_A_NUMBER
 from fortap.text.tokenizer import FORMULA_TOKEN_BASE
 
 NAME = "formula_mlm"
-_POSITION_FIELDS = ("rows", "cols", "top_coords", "left_coords", "formats")
 
 
 @dataclass(frozen=True)
@@ -48,43 +48,47 @@ class FormulaMlmConfig:
             )
 
 
-def targets(example: Example, cfg: FormulaMlmConfig, ctx: TargetContext) -> Example:
+def build(draft: Draft, cfg: FormulaMlmConfig, ctx: TargetContext) -> None:
     """Targets: `op_positions`/`op_labels` (vocab ids) and `ref_positions`/`ref_cells` (ids)."""
-    facts = example.targets.get(FORMULA_KEY)
-    out = clone(example)
+    facts = draft.facts
     target: dict[str, list[int]] = {
         "op_positions": [],
         "op_labels": [],
         "ref_positions": [],
         "ref_cells": [],
     }
-    tokens = facts.tokens if facts else ()
-    ops = [t for t in tokens if t[1] == "op"]
-    refs = [t for t in tokens if t[1] == "ref"]
+    ops, refs = draft.remember(NAME, formula_tokens)
     if ops or refs:
         use_ops = ctx.rng.random() < cfg.operator_rate
         if not (ops if use_ops else refs):
             use_ops = not use_ops
-        sep = cell_spans(example)[facts.cell][0]  # the formula cell's [SEP]
-        for offset, _, vocab, ref in ops if use_ops else refs:
-            pos = sep + offset
-            assert example.token_ids[pos] == FORMULA_TOKEN_BASE + vocab, (
-                pos,
-                vocab,
-            )  # the facts match the tokens
-            out.token_ids[pos] = ctx.vocab.mask
-            if use_ops:
-                target["op_positions"].append(pos)
-                target["op_labels"].append(vocab)
-                continue
-            out.numbers[pos] = NAN_FEATURES
-            for name in _POSITION_FIELDS:
-                getattr(out, name)[pos] = getattr(example, name)[sep]
-            if ref:
-                target["ref_positions"].append(pos)
-                target["ref_cells"].append(ref)
-    out.targets[NAME] = target
-    return out
+        chosen = ops if use_ops else refs
+        sep = draft.starts[facts.cell]  # the formula cell's [SEP]
+        at = [sep + offset for offset, _, _, _ in chosen]
+        ints, formats = draft.writable([facts.cell])
+        shown = ints[at, TOKEN] - FORMULA_TOKEN_BASE  # (n,) the facts match the tokens
+        assert shown.tolist() == [vocab for _, _, vocab, _ in chosen], (at, shown)
+        ints[at, TOKEN] = ctx.vocab.mask
+        if use_ops:
+            target["op_positions"] = at
+            target["op_labels"] = [vocab for _, _, vocab, _ in chosen]
+        else:
+            ints[at, NUMBERS] = NOT_A_NUMBER
+            ints[at, POSITION] = ints[sep, POSITION]
+            formats[at] = formats[sep]
+            target["ref_positions"] = [pos for pos, t in zip(at, chosen, strict=True) if t[3]]
+            target["ref_cells"] = [ref for _, _, _, ref in chosen if ref]
+    draft.targets[NAME] = target
+
+
+targets = on_example(build)  # the same on an `Example`, returning a new one
+
+
+def formula_tokens(sample: ExampleArrays) -> tuple[list, list]:
+    """(operator tokens, reference tokens) of a sample's formula (`FormulaTargets.tokens`)."""
+    facts = sample.targets.get(FORMULA_KEY)
+    tokens = facts.tokens if facts else ()
+    return [t for t in tokens if t[1] == "op"], [t for t in tokens if t[1] == "ref"]
 
 
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
@@ -153,7 +157,7 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
 OBJECTIVE = Objective(
     name=NAME,
     config=FormulaMlmConfig,
-    targets=targets,
+    build=build,
     collate=collate,
     head=FormulaMlmHead,
     loss=loss,

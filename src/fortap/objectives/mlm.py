@@ -6,7 +6,7 @@ first word piece, otherwise one word piece is masked. Each masked piece becomes 
 a random word (10 %) or stays (10 %), and loses its number features so an in-vocabulary integer
 cannot leak through them. Numbers (tokens with number features), [VAL], [EMP], [FORMULA] and
 the formula tokens are never targets, as in the reference; neither are the cells a formula
-sample's ForTaP objectives read (`edits.formula_related`: formula cell, its headers, NRP
+sample's ForTaP objectives read (`draft.formula_related`: formula cell, its headers, NRP
 candidates, referenced cells, NCP operands), which the reference also leaves unmasked.
 The first context segment (after [CLS]) can be chosen too, single-piece only.
 
@@ -22,21 +22,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.encoding.example import Batch, Example
+from fortap.encoding.arrays import CELL, NUMBERS, TOKEN, ExampleArrays
+from fortap.encoding.example import Batch
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size, word_embeddings
-from fortap.objectives.edits import (
-    cell_spans,
-    clone,
-    formula_related,
-    in_table,
-    word_positions,
-)
-from fortap.text.numbers import NAN_FEATURES
+from fortap.objectives.draft import Draft, formula_related, in_table, on_example, word_tokens
+from fortap.objectives.vocab import Vocab
+from fortap.text.numbers import NOT_A_NUMBER
 
 NAME = "mlm"
 
@@ -62,40 +59,84 @@ class MlmConfig:
             raise ValueError(f"MlmConfig.max_cells must be >= 1, got {self.max_cells}")
 
 
-def targets(example: Example, cfg: MlmConfig, ctx: TargetContext) -> Example:
+def build(draft: Draft, cfg: MlmConfig, ctx: TargetContext) -> None:
     """Mask word pieces of some cells; targets: `positions` and `labels` (original ids)."""
-    vocab, rng = ctx.vocab, ctx.rng
-    spans = cell_spans(example)
-    maskable: dict[int, list[int]] = {}
-    related = formula_related(example)
-    for cell in spans:
-        if cell == 0 and not cfg.context:
-            continue
-        if cell != 0 and not in_table(example, cell, spans):
-            continue  # appended items (cloze answers, context choices) are not masked
-        if cell in related:
-            continue
-        pieces = word_positions(example, cell, spans, vocab.no_target)
-        if pieces:
-            maskable[cell] = pieces
-    out = clone(example)
+    rng = ctx.rng
+    words, shifts = candidates(draft, cfg, ctx.vocab)
     labels: dict[int, int] = {}
-    if maskable:
-        n = min(cfg.max_cells, max(1, round(cfg.cell_rate * len(maskable))))
-        for cell in sorted(rng.sample(sorted(maskable), n)):
-            pieces = maskable[cell]
+    noised: dict[int, int] = {}
+    if shifts:
+        ints = draft.ints
+        n = min(cfg.max_cells, max(1, round(cfg.cell_rate * len(shifts))))
+        for cell in sorted(rng.sample(list(shifts), n)):
+            positions = [p + shifts[cell] for p in words[cell]]
             if cell != 0 and rng.random() < cfg.whole_cell_rate:
-                chosen = pieces
-                labels[spans[cell][0]] = example.token_ids[pieces[0]]  # [SEP] -> first piece
+                chosen = positions
+                labels[draft.starts[cell]] = int(ints[positions[0], TOKEN])  # [SEP] -> 1st piece
             else:
-                chosen = [rng.choice(pieces)]
+                chosen = [rng.choice(positions)]
             for pos in chosen:
-                labels[pos] = example.token_ids[pos]
-                out.token_ids[pos] = _noise(example.token_ids[pos], cfg, ctx)
-                out.numbers[pos] = NAN_FEATURES
+                labels[pos] = token = int(ints[pos, TOKEN])
+                noised[pos] = _noise(token, cfg, ctx)
+    if noised:
+        ints, _ = draft.writable(shifts)
+        ints[list(noised), TOKEN] = list(noised.values())
+        ints[list(noised), NUMBERS] = NOT_A_NUMBER
     positions = sorted(labels)
-    out.targets[NAME] = {"positions": positions, "labels": [labels[p] for p in positions]}
+    draft.targets[NAME] = {"positions": positions, "labels": [labels[p] for p in positions]}
+
+
+targets = on_example(build)  # the same on an `Example`, returning a new one
+
+
+def candidates(
+    draft: Draft, cfg: MlmConfig, vocab: Vocab
+) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """({cell: positions of its word pieces}, {cell: how far they moved}) of the maskable cells
+    of the draft as it stands, ascending in the second. The sample's are found once
+    (`sample_words`) and moved to where the draft's edits put them: blanked cells have none
+    left, the context gains the words inserted at its end, later cells shift. When a builder
+    rewrote a maskable cell in place, the draft itself is read."""
+    eligible, words = draft.remember(NAME, lambda sample: sample_words(sample, cfg, vocab))
+    touched = draft.rewritten | (draft.blanked & {0})  # what the sample's words do not tell
+    if any(eligible[cell] for cell in touched if cell < len(eligible)):
+        found = _words(draft.ints, eligible, vocab)
+        return found, dict.fromkeys(found, 0)
+    sample, shifts = draft.sample, {}
+    if cfg.context and draft.inserted:
+        end = sample.starts[1] if len(sample.starts) > 1 else len(sample.ints)
+        added = np.concatenate(draft.inserted)  # (k, 5)
+        context = words.get(0, []) + (end + np.flatnonzero(word_tokens(added, vocab))).tolist()
+        words = {**words, 0: context}
+    if words.get(0):
+        shifts[0] = 0
+    starts, before = draft.starts, sample.starts
+    shifts.update((c, starts[c] - before[c]) for c in words if c and c not in draft.blanked)
+    return words, shifts
+
+
+def sample_words(sample: ExampleArrays, cfg: MlmConfig, vocab: Vocab) -> tuple[np.ndarray, dict]:
+    """(`maskable_cells`, {cell: positions} of their word pieces) of a sample, ascending."""
+    eligible = maskable_cells(sample, cfg)
+    return eligible, _words(sample.ints, eligible, vocab)
+
+
+def _words(ints: np.ndarray, eligible: np.ndarray, vocab: Vocab) -> dict[int, list[int]]:
+    """{cell: positions} of the word pieces of the `eligible` cells among `ints`' tokens."""
+    at = np.flatnonzero(word_tokens(ints, vocab) & eligible[ints[:, CELL]])  # (N,)
+    out: dict[int, list[int]] = {}
+    for cell, pos in zip(ints[at, CELL].tolist(), at.tolist(), strict=True):
+        out.setdefault(cell, []).append(pos)
     return out
+
+
+def maskable_cells(sample: ExampleArrays, cfg: MlmConfig) -> np.ndarray:
+    """(C + 1,) bool per cell id: may MLM mask it? Table cells that no ForTaP objective reads
+    (`formula_related`), and the context (cell 0) when `cfg.context`; never appended items."""
+    eligible = in_table(sample)  # (C + 1,)
+    eligible[list(formula_related(sample))] = False
+    eligible[0] = cfg.context
+    return eligible
 
 
 def _noise(token: int, cfg: MlmConfig, ctx: TargetContext) -> int:
@@ -157,7 +198,7 @@ def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, f
 OBJECTIVE = Objective(
     name=NAME,
     config=MlmConfig,
-    targets=targets,
+    build=build,
     collate=collate,
     head=MlmHead,
     loss=loss,

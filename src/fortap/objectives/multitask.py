@@ -15,7 +15,8 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch, Example
-from fortap.objectives.base import Objective, TargetContext
+from fortap.objectives.base import Objective
+from fortap.objectives.builder import TargetBuilder
 
 
 class MultiObjectiveModel(nn.Module):
@@ -68,10 +69,13 @@ class MultiObjectiveModel(nn.Module):
         negatives: Sequence[str] = (),
     ) -> Example:
         """Apply every objective's target builder, in their fixed order."""
-        ctx = TargetContext(vocab=vocab, rng=rng, max_tokens=max_tokens, negatives=negatives)
-        for objective in sorted(self.objectives, key=lambda o: o.order):
-            example = objective.targets(example, self.configs[objective.name], ctx)
-        return example
+        return self.target_builder(vocab, max_tokens, negatives).example(example, rng)
+
+    def target_builder(
+        self, vocab, max_tokens: int, negatives: Sequence[str] = ()
+    ) -> TargetBuilder:
+        """The objectives' target builders over one run's vocabulary, budget and distractors."""
+        return TargetBuilder(self.objectives, self.configs, vocab, max_tokens, negatives)
 
     def target_collators(self) -> dict[str, Any]:
         return {o.name: o.collate for o in self.objectives}

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.encoding.example import Batch, Example
+from fortap.encoding.example import Batch
 from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
 from fortap.formula.targets import NCP_CLASSES
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
-from fortap.objectives.edits import clone
+from fortap.objectives.draft import Draft, on_example
 
 NAME = "ncp"
 
@@ -44,13 +45,15 @@ class NcpConfig:
             )
 
 
-def targets(example: Example, cfg: NcpConfig, ctx: TargetContext) -> Example:
+def build(draft: Draft, cfg: NcpConfig, ctx: TargetContext) -> None:
     """Targets: `groups`, a list of [class id, [cell ids]]."""
-    facts = example.targets.get(FORMULA_KEY)
-    out = clone(example)
-    groups = operand_groups(facts, cfg)
-    out.targets[NAME] = {"groups": [[label, list(cells)] for label, cells in groups]}
-    return out
+    groups = draft.remember(
+        NAME, lambda sample: operand_groups(sample.targets.get(FORMULA_KEY), cfg)
+    )
+    draft.targets[NAME] = {"groups": [[label, list(cells)] for label, cells in groups]}
+
+
+targets = on_example(build)  # the same on an `Example`, returning a new one
 
 
 def operand_groups(facts: FormulaTargets | None, cfg: NcpConfig) -> list:
@@ -65,9 +68,10 @@ def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
     """`batch_index` (G,), `members` (G, C) bool over 0-based cells, `labels` (G,)."""
     C = batch.sep_index.shape[1]
     groups = [(b, label, cells) for b, v in enumerate(values) if v for label, cells in v["groups"]]
-    members = torch.zeros(len(groups), C, dtype=torch.bool)
-    for g, (_, _, cells) in enumerate(groups):
-        members[g, [c - 1 for c in cells]] = True
+    members = np.zeros((len(groups), C), dtype=bool)  # (G, C)
+    members[[g for g, (_, _, cells) in enumerate(groups) for _ in cells],
+            [c - 1 for _, _, cells in groups for c in cells]] = True  # fmt: skip
+    members = torch.from_numpy(members)
     as_long = lambda xs: torch.tensor(xs, dtype=torch.long)  # noqa: E731
     return {"batch_index": as_long([b for b, _, _ in groups]), "members": members,
             "labels": as_long([label for _, label, _ in groups])}  # fmt: skip
@@ -108,7 +112,7 @@ def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, f
 OBJECTIVE = Objective(
     name=NAME,
     config=NcpConfig,
-    targets=targets,
+    build=build,
     collate=collate,
     head=NumericalCalculationHead,
     loss=loss,

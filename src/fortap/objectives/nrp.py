@@ -28,17 +28,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from fortap.encoding.example import NULL_POS, TOKEN_FIELDS, TREE_LEVELS, Batch, Example
-from fortap.encoding.formats import DEFAULT_FORMAT
+from fortap.encoding.arrays import ExampleArrays
+from fortap.encoding.example import Batch, Example
 from fortap.encoding.formula_targets import FORMULA_KEY, FormulaTargets
+from fortap.metrics.f1 import f1
 from fortap.model.output import EncoderOutput
-from fortap.objectives.base import Objective, TargetContext, f1, hidden_size
-from fortap.objectives.edits import cell_content, cell_spans, clone
-from fortap.text.numbers import NAN_FEATURES
+from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.draft import Draft, on_example, pieces
 
 NAME = "nrp"
 TAGS = ("other", "formula_header", "formula_cell", "reference_header")
@@ -66,68 +67,48 @@ class NrpConfig:
             raise ValueError(f"NrpConfig.offsets must be >= 0, got {self.offsets}")
 
 
-def targets(example: Example, cfg: NrpConfig, ctx: TargetContext) -> Example:
+def build(draft: Draft, cfg: NrpConfig, ctx: TargetContext) -> None:
     """Targets: `query`, `candidates`, `labels` (cell ids), their `offsets` (`pair_offset`)
     and `tags` (per cell, or None)."""
-    facts = example.targets.get(FORMULA_KEY)
-    out = clone(example)
+    facts = draft.facts
     target = {"query": 0, "candidates": [], "labels": [], "offsets": [], "tags": None}
     if facts and facts.formula_header and facts.positives:
         positives = list(facts.positives)
-        negatives = list(facts.negatives)
         negatives = ctx.rng.sample(
-            negatives, min(len(negatives), cfg.negative_ratio * len(positives))
+            facts.negatives, min(len(facts.negatives), cfg.negative_ratio * len(positives))
         )
-        query, candidates = facts.formula_header, positives + negatives
-        target.update(query=query, candidates=candidates,
+        offsets = draft.remember(NAME, pair_offsets)
+        candidates = positives + negatives
+        target.update(query=facts.formula_header, candidates=candidates,
                       labels=[1] * len(positives) + [0] * len(negatives),
-                      offsets=[pair_offset(example, query, c) for c in candidates])  # fmt: skip
+                      offsets=[offsets[c] for c in candidates])  # fmt: skip
     headers = [h for h in (facts.row_header, facts.col_header) if h] if facts else []
     if facts and headers and ctx.rng.random() < cfg.text_rate:
-        prompt = noisy_prompt(example, headers, cfg, ctx)
-        if len(example) + len(prompt) <= ctx.max_tokens:
-            out = insert_context(out, prompt)
-            target["tags"] = cell_tags(example, facts, headers)
-    out.targets[NAME] = target
-    return out
+        prompt = noisy_prompt(draft, headers, cfg, ctx)
+        if len(draft) + len(prompt) <= ctx.max_tokens:
+            draft.insert_context(prompt)
+            target["tags"] = cell_tags(len(draft.sample.cell_coords), facts, headers)
+    draft.targets[NAME] = target
 
 
-def noisy_prompt(example: Example, headers: list[int], cfg: NrpConfig, ctx: TargetContext) -> list:
-    """Random vocabulary tokens with each header's pieces inserted at a random place."""
-    spans = cell_spans(example)
-    noise = [
-        (ctx.vocab.random_id(ctx.rng), NAN_FEATURES)
-        for _ in range(ctx.rng.randint(cfg.min_noise, cfg.max_noise))
-    ]
-    parts: list[list] = [[piece] for piece in noise]
-    for header in headers:
-        parts.insert(ctx.rng.randint(0, len(parts)), cell_content(example, header, spans))
-    return [piece for part in parts for piece in part]
+targets = on_example(build)  # the same on an `Example`, returning a new one
 
 
-def insert_context(example: Example, pieces: list) -> Example:
-    """Append `pieces` to cell 0 ([CLS] + context), outside the table like any context token."""
-    at = cell_spans(example)[0][1]
-    null = (-1,) * TREE_LEVELS
-    values = {
-        "token_ids": [t for t, _ in pieces],
-        "numbers": [tuple(n) for _, n in pieces],
-        "in_cell_pos": [0] * len(pieces),
-        "rows": [NULL_POS] * len(pieces),
-        "cols": [NULL_POS] * len(pieces),
-        "top_coords": [null] * len(pieces),
-        "left_coords": [null] * len(pieces),
-        "formats": [DEFAULT_FORMAT] * len(pieces),
-        "cell_ids": [0] * len(pieces),
-    }
-    for name in TOKEN_FIELDS:
-        getattr(example, name)[at:at] = values[name]
-    return example
+def noisy_prompt(
+    draft: Draft, headers: list[int], cfg: NrpConfig, ctx: TargetContext
+) -> np.ndarray:
+    """(k, 5) pieces: random vocabulary tokens with each header's pieces inserted at a random
+    place."""
+    count = ctx.rng.randint(cfg.min_noise, cfg.max_noise)
+    parts = list(pieces([ctx.vocab.random_id(ctx.rng) for _ in range(count)])[:, None])
+    for header in headers:  # each part is (1, 5) noise or a header's (k, 5) pieces
+        parts.insert(ctx.rng.randint(0, len(parts)), draft.content(header))
+    return np.concatenate(parts) if parts else pieces([])
 
 
-def cell_tags(example: Example, facts: FormulaTargets, headers: list[int]) -> list[int]:
-    """One tag per serialised cell (index k-1 for cell id k); see `TAGS`."""
-    tags = [0] * len(example.cell_coords)
+def cell_tags(cells: int, facts: FormulaTargets, headers: list[int]) -> list[int]:
+    """One tag per serialised cell, `cells` of them (index k-1 for cell id k); see `TAGS`."""
+    tags = [0] * cells
     for cell in facts.positives:
         tags[cell - 1] = 3
     for cell in headers:
@@ -136,12 +117,20 @@ def cell_tags(example: Example, facts: FormulaTargets, headers: list[int]) -> li
     return tags
 
 
+def pair_offsets(sample: ExampleArrays) -> dict[int, int]:
+    """`pair_offset` from the formula header to every NRP candidate of a sample."""
+    facts = sample.targets[FORMULA_KEY]
+    return {c: pair_offset(sample, facts.formula_header, c)
+            for c in (*facts.positives, *facts.negatives)}  # fmt: skip
+
+
 def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
     """Pairs as flat (N,) tensors (`batch_index`, `query`, `candidate` 0-based cells, `labels`,
     `offset`); `tags` (B, C) long, -100 where a cell has no tag."""
     rows, queries, cands, labels, offsets = [], [], [], [], []
     C = batch.sep_index.shape[1]
-    tags = torch.full((len(values), C), -100, dtype=torch.long)
+    tags = np.full((len(values), C), -100, dtype=np.int64)  # (B, C)
+    tagged, tag_cells, tag_values = [], [], []
     for b, target in enumerate(values):
         if not target:
             continue
@@ -152,10 +141,14 @@ def collate(values: list[dict | None], batch: Batch) -> dict[str, torch.Tensor]:
         labels += target["labels"]
         offsets += target["offsets"]
         if target["tags"] is not None:
-            tags[b, : len(target["tags"])] = torch.tensor(target["tags"], dtype=torch.long)
+            tagged += [b] * len(target["tags"])
+            tag_cells += range(len(target["tags"]))
+            tag_values += target["tags"]
+    tags[tagged, tag_cells] = tag_values
     as_long = lambda xs: torch.tensor(xs, dtype=torch.long)  # noqa: E731
     return {"batch_index": as_long(rows), "query": as_long(queries), "candidate": as_long(cands),
-            "labels": as_long(labels), "offset": as_long(offsets), "tags": tags}  # fmt: skip
+            "labels": as_long(labels), "offset": as_long(offsets),
+            "tags": torch.from_numpy(tags)}  # fmt: skip
 
 
 class NumericalReferenceHead(nn.Module):
@@ -225,7 +218,7 @@ def metric(scores: dict[str, torch.Tensor], target: dict[str, torch.Tensor]) -> 
             "tag_acc": tag_hits / n_tags if n_tags else 0.0, "n_tags": float(n_tags)}  # fmt: skip
 
 
-def pair_offset(example: Example, query: int, candidate: int) -> int:
+def pair_offset(example: Example | ExampleArrays, query: int, candidate: int) -> int:
     """Rows from the candidate header down to the formula header (1-based cell ids), or columns
     when both sit on one row; positive = the candidate comes first."""
     q_row, q_col = example.cell_coords[query - 1]
@@ -236,7 +229,7 @@ def pair_offset(example: Example, query: int, candidate: int) -> int:
 OBJECTIVE = Objective(
     name=NAME,
     config=NrpConfig,
-    targets=targets,
+    build=build,
     collate=collate,
     head=NumericalReferenceHead,
     loss=loss,

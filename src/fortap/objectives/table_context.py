@@ -17,54 +17,88 @@ Loss: binary cross-entropy. Letters: B batch, K choices per example, T, C, D.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from fortap.corpus.snippets import SNIPPETS, TableContextConfig
-from fortap.encoding.example import Batch, Example
+from fortap.encoding.example import Batch
 from fortap.model.output import EncoderOutput
 from fortap.objectives.base import Objective, TargetContext, hidden_size
-from fortap.objectives.edits import append_item, clone, free_slot
+from fortap.objectives.draft import Draft, on_example, pieces
 
 NAME = "table_context"
 
 
-def targets(example: Example, cfg: TableContextConfig, ctx: TargetContext) -> Example:
+def build(draft: Draft, cfg: TableContextConfig, ctx: TargetContext) -> None:
     """Append true snippets and distractors; targets: `choices` (cell ids) and `labels` (1/0)."""
     rng = ctx.rng
-    own = list(example.meta.get(SNIPPETS, ()))
-    pool = [s for s in ctx.negatives if s not in own]
+    own = list(draft.meta.get(SNIPPETS, ()))
     positives = rng.sample(own, min(cfg.max_pairs, len(own)))
-    negatives = rng.sample(pool, min(len(pool), len(positives)))  # balanced: chance is 50 %
+    negatives = distractors(own, len(positives), ctx)
     items = [(s, 1) for s in positives] + [(s, 0) for s in negatives]
     rng.shuffle(items)
-    out = clone(example)
     choices, labels = [], []
     for text, label in items:
-        pieces = ctx.vocab.encode_text(text)[: cfg.snippet_tokens - 1]
-        if not pieces or len(out) + 1 + len(pieces) > ctx.max_tokens:
+        content = encoded(text, ctx)[: cfg.snippet_tokens - 1]  # (k, 5)
+        if not len(content) or len(draft) + 1 + len(content) > ctx.max_tokens:
             continue
-        out, cell = append_item(out, pieces, ctx.vocab.sep, free_slot(out, rng, cfg.tree_slots))
-        choices.append(cell)
+        choices.append(draft.append(content, ctx.vocab.sep, draft.free_slot(rng, cfg.tree_slots)))
         labels.append(label)
-    out.targets[NAME] = {"choices": choices, "labels": labels}
+    draft.targets[NAME] = {"choices": choices, "labels": labels}
+
+
+targets = on_example(build)  # the same on an `Example`, returning a new one
+
+
+def distractors(own: list[str], k: int, ctx: TargetContext) -> list[str]:
+    """At most `k` of `ctx.negatives` that are not `own`, drawn with `ctx.rng` as
+    `rng.sample` draws from the list of the others, without building that list: the draws
+    depend only on its length, and an index into it maps back past the `own` snippets."""
+    if not own:  # k is 0: no draw
+        return []
+    index = ctx.memo.get("negative_index")
+    if index is None:
+        index = ctx.memo["negative_index"] = {}
+        for i, s in enumerate(ctx.negatives):
+            index.setdefault(s, []).append(i)
+    skipped = sorted(i for s in set(own) for i in index.get(s, ()))
+    others = len(ctx.negatives) - len(skipped)
+    picks = ctx.rng.sample(range(others), min(others, k))
+    out = []
+    for pick in picks:
+        for at in skipped:  # the pick-th of the others: step over each own snippet before it
+            if at <= pick:
+                pick += 1
+        out.append(ctx.negatives[pick])
     return out
+
+
+def encoded(text: str, ctx: TargetContext) -> np.ndarray:
+    """(k, 5) the pieces of `ctx.vocab.encode_text(text)`, kept for the run (a snippet recurs
+    on every visit)."""
+    cache = ctx.memo.setdefault("snippet_pieces", {})
+    if text not in cache:
+        found = ctx.vocab.encode_text(text)
+        cache[text] = pieces([t for t, _ in found], [n for _, n in found] if found else None)
+    return cache[text]
 
 
 def collate(values: list[dict | None], batch: Batch | None = None) -> dict[str, torch.Tensor]:
     """`choices`: (B, K) 0-based cell indices, `labels`: (B, K) float, `mask`: (B, K) bool."""
     values = [v or {"choices": [], "labels": []} for v in values]
     K = max((len(v["choices"]) for v in values), default=0)
-    choices = torch.zeros(len(values), K, dtype=torch.long)
-    labels = torch.zeros(len(values), K)
-    mask = torch.zeros(len(values), K, dtype=torch.bool)
-    for b, target in enumerate(values):
-        n = len(target["choices"])
-        choices[b, :n] = torch.tensor(target["choices"], dtype=torch.long) - 1
-        labels[b, :n] = torch.tensor(target["labels"], dtype=torch.float)
-        mask[b, :n] = True
-    return {"choices": choices, "labels": labels, "mask": mask}
+    rows = [b for b, v in enumerate(values) for _ in v["choices"]]
+    slots = [k for v in values for k in range(len(v["choices"]))]
+    choices = np.zeros((len(values), K), dtype=np.int64)  # (B, K)
+    labels = np.zeros((len(values), K), dtype=np.float32)  # (B, K)
+    mask = np.zeros((len(values), K), dtype=bool)  # (B, K)
+    choices[rows, slots] = [c - 1 for v in values for c in v["choices"]]
+    labels[rows, slots] = [label for v in values for label in v["labels"]]
+    mask[rows, slots] = True
+    as_tensor = torch.from_numpy
+    return {"choices": as_tensor(choices), "labels": as_tensor(labels), "mask": as_tensor(mask)}
 
 
 class TableContextHead(nn.Module):
@@ -106,7 +140,7 @@ def metric(scores: torch.Tensor, target: dict[str, torch.Tensor]) -> dict[str, f
 OBJECTIVE = Objective(
     name=NAME,
     config=TableContextConfig,
-    targets=targets,
+    build=build,
     collate=collate,
     head=TableContextHead,
     loss=loss,

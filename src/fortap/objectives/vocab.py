@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
 
 from fortap.text.numbers import Features
 
@@ -37,6 +40,13 @@ class Vocab:
             raise ValueError(f"Vocab.random_ids must be an increasing pair, got {self.random_ids}")
         specials = {self.pad, self.cls, self.sep, self.mask, self.emp}
         object.__setattr__(self, "no_target", frozenset(self.no_target) | specials)
+
+    @cached_property
+    def no_target_table(self) -> np.ndarray:
+        """(V,) bool, True at the `no_target` ids: the same set as an array lookup."""
+        table = np.zeros(max(self.size, max(self.no_target) + 1), dtype=bool)
+        table[list(self.no_target)] = True
+        return table
 
     def random_id(self, rng) -> int:
         """An ordinary word id drawn uniformly (clipped to the vocabulary)."""

@@ -19,6 +19,8 @@ class ReadLimits:
     max_compression_ratio: float = 1000.0  # declared size / compressed size of one zip member
     ratio_min_bytes: int = 2**20  # members smaller than this are never judged by their ratio
     max_cells: int = 2_000_000  # cells stored in one sheet (valued, formula or styled)
+    max_sheet_bytes: int = 1 * 2**30  # declared uncompressed size of one sheet's XML part
+    max_sheet_ratio: float = 200.0  # declared / compressed size of a sheet part (real ones: < 20)
     max_rows: int = 1_048_576  # last used row of a sheet (Excel's own limit)
     max_cols: int = 16_384  # last used column of a sheet (Excel's own limit)
     convert_timeout_s: float = (
@@ -33,13 +35,14 @@ class ReadLimits:
             "max_uncompressed_bytes",
             "ratio_min_bytes",
             "max_cells",
+            "max_sheet_bytes",
             "max_rows",
             "max_cols",
             "convert_batch_size",
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"ReadLimits.{name} must be positive, got {getattr(self, name)}")
-        for name in ("max_compression_ratio", "convert_timeout_s"):
+        for name in ("max_compression_ratio", "max_sheet_ratio", "convert_timeout_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"ReadLimits.{name} must be positive, got {getattr(self, name)}")
         if self.convert_timeout_per_file_s < 0:

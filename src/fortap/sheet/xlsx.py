@@ -27,6 +27,7 @@ from fortap.sheet.biff import BiffCensus
 from fortap.sheet.cells import CellConverter
 from fortap.sheet.limits import ReadLimits
 from fortap.sheet.model import Cell, Region, Sheet
+from fortap.sheet.sheet_part import check_sheet_part
 from fortap.sheet.styles import StyleTable, load_cell_styles
 from fortap.sheet.tables import read_tables
 
@@ -111,6 +112,7 @@ def _read(path: Path, book: str, limits: ReadLimits, converted: bool, census: Bi
             else:
                 original = census.sheet_formulas(entry.name) if census is not None else None
                 convert = CellConverter(styles, reader.wb, converted, original)
+                check_sheet_part(reader.archive, rel.target, limits, book, entry.name)
                 with reader.archive.open(rel.target) as src:
                     sheet = _read_sheet(src, entry.name, book, reader, convert, limits)
                 tables = read_tables(reader.archive, rel.target, convert.table_ids)

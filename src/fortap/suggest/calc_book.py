@@ -187,6 +187,22 @@ _depth = 0
 
 
 @contextmanager
+def native_stderr_silenced():
+    """Send file descriptor 2 to /dev/null for the block (a command's whole run): formualizer
+    prints a Rust panic's message there (the preview shows #ERROR! instead); Python's own
+    errors are raised and printed after the block, so nothing a user must read is lost."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+@contextmanager
 def quiet_panics():
     """Run formualizer calls with file descriptor 2 captured: a Rust panic's hook writes its
     text there, outside Python; when the capture holds "panicked at" it is dropped whole, else

@@ -7,9 +7,6 @@ command runs. Input errors are `FortapError`s, which `fortap.cli` prints as one 
 from __future__ import annotations
 
 import json
-import os
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -40,6 +37,7 @@ def suggest_command(
 ) -> None:
     """Ranked formula suggestions for one cell, with the value each would produce."""
     from fortap.formula.references import quote_sheet
+    from fortap.suggest.calc_book import native_stderr_silenced
     from fortap.suggest.cells import locate, parse_cell
     from fortap.suggest.engine import Suggester
 
@@ -60,22 +58,6 @@ def suggest_command(
         typer.echo(f"no suggestion for {label}")
         return
     Console().print(suggestion_table(found, label))
-
-
-@contextmanager
-def native_stderr_silenced():
-    """Send file descriptor 2 to /dev/null for the block: formualizer prints a Rust panic's
-    message there (the preview shows #ERROR! instead); Python's own errors are raised and
-    printed after the block, so nothing a user must read is lost."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def suggestion_table(found, title: str):

@@ -47,8 +47,7 @@ import numpy as np
 
 from fortap.console import progress
 from fortap.corpus.spread import spread
-from fortap.evaluation.by_workbook import bootstrap_gap
-from fortap.evaluation.metrics import sketch_key
+from fortap.metrics.bootstrap import bootstrap_gap
 from fortap.suggest.books import contexts, targets_of, workbooks_on
 from fortap.suggest.candidates import FLAG, source_names
 from fortap.suggest.context import Target
@@ -58,6 +57,7 @@ from fortap.suggest.preview import Previewer
 from fortap.suggest.ranker import Ranker
 from fortap.suggest.summary import by_book, rate
 from fortap.suggest.train import gold_text, hidden_for, sketch_at
+from fortap.tasks.formula_prediction.metrics import sketch_key
 
 SETTINGS = ("sheet", "new-formula", "paper")
 SPLITS = ("test", "dev", "all")

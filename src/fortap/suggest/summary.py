@@ -2,9 +2,9 @@
 
 For each setting: pooled rates over targets and the mean of per-workbook rates, each with a
 95 % workbook-bootstrap interval (workbooks resampled with replacement: the targets of one
-workbook are alike, so workbooks are the unit of evidence; `fortap.evaluation.by_workbook`
+workbook are alike, so workbooks are the unit of evidence; `fortap.metrics.bootstrap`
 `rate_summary`, keys `pooled*` and `per_workbook*`); the ranker against the fixed rule order on
-the same candidates (`by_workbook.bootstrap_gap`); candidate recall
+the same candidates (`bootstrap_gap`); candidate recall
 overall and per source; sketch top-1 / top-5 (the first of the top five with the gold's
 sketch); top-1 precision by the source of the top candidate; exact top-1 and
 top-5 credited to each source that proposed the gold; latency. With a formula-prediction
@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from fortap.evaluation.by_workbook import Tally, book_tallies, bootstrap_gap, rate_summary
+from fortap.metrics.bootstrap import Tally, book_tallies, bootstrap_gap, rate_summary
 
 # metric name -> the record field holding a 0-based rank and the k it counts
 RATES = {

@@ -16,8 +16,6 @@ from rich.table import Table as RichTable
 from fortap.console import stdout_console
 from fortap.suggest.candidates import source_names
 from fortap.suggest.evaluate import SuggestEvalConfig, evaluate
-from fortap.suggest.report import write_report
-from fortap.suggest.summary import summarise
 from fortap.tasks.base import Task
 
 
@@ -62,7 +60,5 @@ TASK = Task(
     "and a model's, given one)",
     config=SuggestEvalConfig,
     shorthands={"model": "model", "seed": "seed", "split": "split", "ranker": "ranker"},
-    metrics=summarise,
-    report=write_report,
     evaluate=evaluate_and_print,
 )

@@ -42,7 +42,6 @@ from pathlib import Path
 from fortap.console import progress
 from fortap.corpus.spread import spread
 from fortap.errors import FortapError
-from fortap.evaluation.metrics import sketch_key
 from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
 from fortap.suggest.books import contexts, targets_of, workbooks_on
@@ -50,6 +49,7 @@ from fortap.suggest.candidates import generate
 from fortap.suggest.candidates.common import BookCounts, CommonTable
 from fortap.suggest.context import BookContext, Target
 from fortap.suggest.ranker import RankerConfig, train_ranker
+from fortap.tasks.formula_prediction.metrics import sketch_key
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,7 @@
 
 A task is a folder under `fortap/tasks/` (or a module of a higher package, e.g. `fortap.suggest`)
 whose module named in the registry (`fortap.tasks.registry`) exports `TASK = Task(...)`. The
-record names the task's parts, so a reader finds them in one place, and its two entry points,
-which the CLI calls:
+record names the task's config and model, and its two entry points, which the CLI calls:
 
 - `finetune(paths, out, cfg)`: fine-tune on the tables of `paths` and evaluate, writing into
   `out` (None when the task cannot be fine-tuned);
@@ -32,14 +31,12 @@ class Task:
     summary: str  # one line for --help
     config: type  # the run-config dataclass (every field has a default)
     shorthands: Mapping[str, str] = field(default_factory=dict)  # CLI flag -> config key
-    examples: Callable[..., Any] | None = None  # tables -> examples
     model: type | None = None  # an nn.Module whose forward(batch) returns (loss, logs)
-    metrics: Callable[..., Any] | None = None  # predictions -> metrics
-    baselines: Mapping[str, Callable[..., Any]] = field(default_factory=dict)  # name -> scorer
-    report: Callable[..., Any] | None = None  # writes report.md and the plots
     finetune: EntryPoint | None = None
     evaluate: EntryPoint | None = None
+    check: Callable[[Path, Sequence[str | Path]], Any] | None = None  # `fortap check-model`:
+    # a saved model folder re-scored against its metrics.json (a `model_folder.CheckReport`)
 
     def commands(self) -> tuple[str, ...]:
         """The CLI commands this task offers."""
-        return tuple(c for c in ("finetune", "evaluate") if getattr(self, c) is not None)
+        return tuple(c for c in ("finetune", "evaluate", "check") if getattr(self, c) is not None)

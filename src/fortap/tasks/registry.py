@@ -29,11 +29,15 @@ class Line:
 
 
 REGISTRY = (
-    Line("formula-prediction", "fortap.tasks.formula_prediction.task", ("finetune", "evaluate")),
+    Line(
+        "formula-prediction",
+        "fortap.tasks.formula_prediction.task",
+        ("finetune", "evaluate", "check"),
+    ),
     Line("formula-suggestion", "fortap.suggest.task", ("evaluate",)),
-    Line("formula-audit", "fortap.audit.task", ("evaluate",)),
-    Line("cell-types", "fortap.tasks.cell_types.task", ("finetune", "evaluate")),
-    Line("table-qa", "fortap.tasks.table_qa.task", ("finetune", "evaluate")),
+    Line("formula-audit", "fortap.audit.task", ("finetune", "evaluate")),
+    Line("cell-types", "fortap.tasks.cell_types.task", ("finetune", "evaluate", "check")),
+    Line("table-qa", "fortap.tasks.table_qa.task", ("finetune", "evaluate", "check")),
 )
 
 

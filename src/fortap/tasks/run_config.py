@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from fortap.config import ConfigError, compose
+from fortap.tasks.recipe import RENAMED_KEYS
 
 C = TypeVar("C")
 
@@ -26,6 +27,9 @@ FINETUNE_SHORTHANDS = {
     "checkpoint": "encoder.checkpoint",
     "steps": "training.steps",
     "lr": "optim.lr",
+    "encoder_lr": "optim.encoder_lr",
+    "device": "training.device",
+    "threads": "training.threads",
     "seed": "training.seed",
     "model": "evaluation.model",
     "progress": "training.progress",
@@ -39,6 +43,10 @@ def config_dict(cfg: Any) -> dict[str, Any]:
 
 def load_run_config(cls: type[C], preset: str | None = None, overrides: Sequence[str] = ()) -> C:
     """The defaults of `cls`, then the preset's YAML, then the dotted overrides."""
+    for key in overrides:
+        old = key.split("=", 1)[0].strip()
+        if old in RENAMED_KEYS:
+            raise ConfigError(f"{old} is now {RENAMED_KEYS[old]} (--lr: the head's peak rate)")
     data = compose(config_dict(cls()), preset, list(overrides))
     return build(cls, data, preset or "config")
 
@@ -60,3 +68,21 @@ def build(cls: type[C], data: dict[str, Any], where: str, prefix: str = "") -> C
     except (TypeError, ValueError) as err:
         section = prefix.rstrip(".") or "run config"
         raise ConfigError(f"{where}: {section}: {err}") from None
+
+
+def overrides_of(cfg: Any) -> list[str]:
+    """The `KEY=VALUE` overrides that make `cfg` from its class's defaults (for a model card's
+    command: `--set` each of them)."""
+    have, default = config_dict(cfg), config_dict(type(cfg)())
+    out: list[str] = []
+
+    def walk(a: dict, b: dict, prefix: str) -> None:
+        for key, value in a.items():
+            if isinstance(value, dict):
+                walk(value, b[key], f"{prefix}{key}.")
+            elif value != b[key]:
+                text = ",".join(map(str, value)) if isinstance(value, list) else value
+                out.append(f"{prefix}{key}={json.dumps(text) if isinstance(text, str) else text}")
+
+    walk(have, default, "")
+    return out

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 NUMBER_CAP = 10  # feature id meaning "10 or more" (magnitude, precision)
 NOT_A_NUMBER = 11  # feature id of a non-numeric token and of padding
-NUMBER_IDS = 12  # rows of each number-feature embedding table (0..9, cap, not-a-number)
 NAN_FEATURES = (NOT_A_NUMBER, NOT_A_NUMBER, NOT_A_NUMBER, NOT_A_NUMBER)
 
 Features = tuple[int, int, int, int]

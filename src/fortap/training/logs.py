@@ -17,8 +17,8 @@ import torch
 from torch import nn
 
 from fortap.encoding.example import Batch
+from fortap.metrics.f1 import f1
 from fortap.model.precision import device_of
-from fortap.objectives.base import f1
 
 
 class Meter:

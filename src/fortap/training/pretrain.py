@@ -28,6 +28,7 @@ from fortap.objectives.vocab import Vocab
 from fortap.table.io import read_tables
 from fortap.table.model import Table
 from fortap.training.distributed import Dist, barrier, init_from_env, shutdown
+from fortap.training.loader import BatchLoader, batch_source
 from fortap.training.loop import TrainResult, train
 from fortap.training.pretrain_data import (
     CorpusExamples,
@@ -69,7 +70,7 @@ class PretrainSetup:
     """Everything `train` needs for a pretraining run."""
 
     model: MultiObjectiveModel
-    stream: ExampleStream
+    stream: ExampleStream | BatchLoader  # the rank's train batches
     eval_batches: list
     init_note: str
     eval_examples: list = field(default_factory=list)  # the examples of `eval_batches`
@@ -85,8 +86,9 @@ def setup_pretrain(
     targets drawn once with their own seed) for a corpus folder or a list of tables.
 
     A corpus (`str` or `Path`): train on its train split, evaluate `data.eval_samples` dev
-    samples (`dev_subset`). Tables: hold out `cfg.data.eval_tables` of them for evaluation."""
-    from fortap.encoding.collate import collate
+    samples (`dev_subset`). Tables: hold out `cfg.data.eval_tables` of them for evaluation.
+    With `data.workers`, that many processes build the train batches (`batch_source`)."""
+    from fortap.encoding.collate import collate, collate_arrays
     from fortap.text.tokenizer import load_tokenizer
 
     dist = dist or Dist()
@@ -96,18 +98,24 @@ def setup_pretrain(
     if isinstance(source, str | Path):
         train_items, eval_items = corpus_split(cfg, Path(source), dist)
         model, init_note = build_model(cfg, init)
-        make = CorpusExamples(cfg, vocab, model, sample_context_pool(train_items))
+        pool = sample_context_pool(train_items)
+        builder = model.target_builder(vocab, cfg.data.max_tokens, pool)
+        make, make_eval, stream_collate = CorpusExamples(builder), builder.example, collate_arrays
     else:
         train_items, eval_items = table_split(cfg, source)
         model, init_note = build_model(cfg, init)
         negatives = context_pool(train_items, cfg.objectives["table_context"].config)
-        make = PretrainExamples(cfg, tokenizer, vocab, model, negatives)
+        make = make_eval = PretrainExamples(cfg, tokenizer, vocab, model, negatives)
+        stream_collate = collate
     collators = model.target_collators()
     batch_of = lambda examples: collate(examples, target_collators=collators)  # noqa: E731
     size = cfg.training.batch_size
-    stream = ExampleStream(train_items, make, batch_of, size, seed, dist.rank, dist.world)
+    stream = batch_source(
+        train_items, make, lambda xs: stream_collate(xs, target_collators=collators), size, seed,
+        dist.rank, dist.world, cfg.data.workers, cfg.data.prefetch,
+    )  # fmt: skip
     eval_rng = random.Random(seed + 1)
-    eval_examples = [e for e in (make(x, eval_rng) for x in eval_items) if e is not None]
+    eval_examples = [e for e in (make_eval(x, eval_rng) for x in eval_items) if e is not None]
     eval_batches = [
         batch_of(eval_examples[i : i + size]) for i in range(0, len(eval_examples), size)
     ]
@@ -176,6 +184,7 @@ def run_pretrain(request: PretrainRequest) -> TrainResult:
             stop_at=request.stop_at,
             dist=dist,
         )
+        setup.stream.close()  # the data workers, if any
         if dist.is_main:
             setup.model.encoder.save_pretrained(out / "encoder")
         barrier(dist)

@@ -7,8 +7,9 @@ plus one cell's row and column or a window of rows under repeated headers; one c
 after [CLS]; then each objective's targets.
 
 A corpus (`corpus_split`): its train split (optionally formula samples only, capped per
-workbook) and a fixed dev subset (`dev_subset`); a sample gets fresh targets from each
-objective on every visit (`CorpusExamples`).
+workbook), decoded once into arrays (`ExampleArrays`), and a fixed dev subset (`dev_subset`);
+a sample gets fresh targets from each objective on every visit (`CorpusExamples`, through
+the objectives' `TargetBuilder`), the same targets as an `Example` would for the same rng.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from fortap.config import ConfigError
 from fortap.corpus.snippets import (
@@ -26,14 +28,18 @@ from fortap.corpus.snippets import (
     snippets,
     split_context,
 )
+from fortap.encoding.arrays import ExampleArrays
 from fortap.encoding.example import Example
 from fortap.encoding.formula_targets import FORMULA_KEY
 from fortap.errors import FortapError
+from fortap.objectives.builder import TargetBuilder
 from fortap.objectives.multitask import MultiObjectiveModel
 from fortap.objectives.vocab import Vocab
 from fortap.table.model import Table
 from fortap.training.distributed import Dist
 from fortap.training.run_config import DataConfig, RunConfig
+
+Item = TypeVar("Item", Example, ExampleArrays)
 
 
 @dataclass
@@ -93,27 +99,27 @@ def context_pool(tables: Sequence[Table], cfg: TableContextConfig) -> list[str]:
 
 @dataclass
 class CorpusExamples:
-    """Fresh objective targets for one corpus sample (`make` of the corpus `ExampleStream`)."""
+    """Fresh objective targets for one corpus sample held as arrays (`make` of the corpus
+    `ExampleStream`); its builder holds the table-context distractors (`sample_context_pool`)."""
 
-    cfg: RunConfig
-    vocab: Vocab
-    model: MultiObjectiveModel
-    negatives: Sequence[str] = ()  # table-context distractors (`sample_context_pool`)
+    builder: TargetBuilder
 
-    def __call__(self, example: Example, rng: random.Random) -> Example | None:
-        return self.model.build_targets(
-            example, self.vocab, rng, self.cfg.data.max_tokens, self.negatives
-        )
+    def __call__(self, sample: ExampleArrays, rng: random.Random) -> ExampleArrays:
+        return self.builder.arrays(sample, rng)
+
+    @property
+    def negatives(self) -> Sequence[str]:
+        return self.builder.negatives
 
 
-def sample_context_pool(samples: Iterable[Example]) -> list[str]:
+def sample_context_pool(samples: Iterable[Example | ExampleArrays]) -> list[str]:
     """Every context snippet of corpus table samples (the lead and the others): the distractors
     of table-context retrieval. Formula samples carry no context."""
     found = {s for x in samples for s in (x.meta.get(CONTEXT_LEAD), *x.meta.get(SNIPPETS, ()))}
     return sorted(s for s in found if s)
 
 
-def per_book(samples: list[Example], cap: int, rng: random.Random) -> list[int]:
+def per_book(samples: Sequence[Example | ExampleArrays], cap: int, rng: random.Random) -> list[int]:
     """Indices of `samples`, at most `cap` of each workbook (`meta` `book_key`; 0 = all) drawn
     with `rng`, in corpus order."""
     if not cap:
@@ -126,7 +132,7 @@ def per_book(samples: list[Example], cap: int, rng: random.Random) -> list[int]:
     )
 
 
-def dev_subset(samples: list[Example], data: DataConfig, seed: int) -> list[Example]:
+def dev_subset(samples: Sequence[Item], data: DataConfig, seed: int) -> list[Item]:
     """The evaluated dev samples: at most `data.eval_per_book` of each workbook (0 = all),
     then at most `data.eval_samples` of those (0 = all), both drawn with `seed`; the corpus
     order is kept."""
@@ -155,13 +161,15 @@ def table_split(cfg: RunConfig, tables: Sequence[Table]) -> tuple[list[Table], l
     return train_tables, [t for i, t in enumerate(tables) if i in held]
 
 
-def corpus_split(cfg: RunConfig, corpus: Path, dist: Dist) -> tuple[list[Example], list[Example]]:
-    """(train samples, evaluated dev samples) of a built corpus: the train split filtered by
-    `data.formula_samples_only`, `data.train_per_book` and `data.max_tables`; the dev subset
-    drawn with the run's seed + 1."""
-    from fortap.corpus.build import read_corpus
+def corpus_split(
+    cfg: RunConfig, corpus: Path, dist: Dist
+) -> tuple[list[ExampleArrays], list[Example]]:
+    """(train samples as arrays, evaluated dev samples) of a built corpus: the train split
+    filtered by `data.formula_samples_only`, `data.train_per_book` and `data.max_tables`; the
+    dev subset drawn with the run's seed + 1."""
+    from fortap.corpus.build import read_corpus_arrays
 
-    train_samples = list(read_corpus(corpus, "train"))
+    train_samples = read_corpus_arrays(corpus, "train")
     if cfg.data.formula_samples_only:
         train_samples = [x for x in train_samples if x.targets.get(FORMULA_KEY)]
     if cfg.data.train_per_book:
@@ -171,5 +179,5 @@ def corpus_split(cfg: RunConfig, corpus: Path, dist: Dist) -> tuple[list[Example
         train_samples = train_samples[: cfg.data.max_tables]
     if len(train_samples) < dist.world:
         raise FortapError(f"{corpus}: the train split holds {len(train_samples)} samples")
-    dev = dev_subset(list(read_corpus(corpus, "dev")), cfg.data, cfg.training.seed + 1)
-    return train_samples, dev
+    dev = dev_subset(read_corpus_arrays(corpus, "dev"), cfg.data, cfg.training.seed + 1)
+    return train_samples, [x.to_example() for x in dev]

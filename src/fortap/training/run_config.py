@@ -45,6 +45,9 @@ class DataConfig:
     # large workbooks do not make the dev metrics theirs
     row_col_rate: float = 0.5  # a table too long for one sequence: chance of headers + one cell's
     # row and column (the paper's input); otherwise a window of rows under repeated headers
+    workers: int = 0  # processes that build batches ahead (`fortap.training.loader`); 0 = built
+    # in the training process. The stream depends on the count: resume with the same one
+    prefetch: int = 2  # batches each worker keeps ready
 
     def __post_init__(self) -> None:
         if self.max_tokens < 16:
@@ -58,6 +61,11 @@ class DataConfig:
             )
         if not 0.0 <= self.row_col_rate <= 1.0:
             raise ValueError(f"DataConfig.row_col_rate must be in [0, 1], got {self.row_col_rate}")
+        if self.workers < 0 or self.prefetch < 1:
+            raise ValueError(
+                f"DataConfig.workers must be >= 0 and prefetch >= 1, got {self.workers} and "
+                f"{self.prefetch}"
+            )
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,10 @@ TUTA's dynamic sampling) and may return None to skip an item. The stream's state
 position and its Python RNG — is plain JSON, saved in every checkpoint.
 
 Under DDP each of `world` processes builds the same order and visits every `world`-th item
-from its `rank`, with its own rng, so the ranks see disjoint shards of every epoch.
+from its `rank`, with its own rng, so the ranks see disjoint shards of every epoch. A rank's
+shard may be split again among `workers` streams (`fortap.training.loader`): worker `w` visits
+every `workers`-th item of it from `w`, with an rng of its own, so a stream is fixed by
+(seed, rank, worker) and the worker count. One worker's stream is the rank's stream itself.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class ExampleStream(Generic[Item]):
         seed: int = 0,
         rank: int = 0,
         world: int = 1,
+        worker: int = 0,
+        workers: int = 1,
     ) -> None:
         if not items:
             raise ValueError("ExampleStream: no items to draw examples from")
@@ -39,17 +44,24 @@ class ExampleStream(Generic[Item]):
             raise ValueError(
                 f"ExampleStream: rank {rank} of world {world} needs 0 <= rank < world <= items"
             )
+        if workers < 1 or not 0 <= worker < workers or len(items) < world * workers:
+            raise ValueError(
+                f"ExampleStream: worker {worker} of {workers} needs 0 <= worker < workers and "
+                f"world x workers <= items ({len(items)})"
+            )
         self.items, self.make, self.collate = items, make, collate
         self.batch_size, self.seed = batch_size, seed
         self.rank, self.world = rank, world
+        self.worker, self.workers = worker, workers
         self.epoch, self.position = 0, 0
-        self.rng = random.Random(seed if rank == 0 else f"{seed}/rank{rank}")
+        name = seed if rank == 0 else f"{seed}/rank{rank}"
+        self.rng = random.Random(name if workers == 1 else f"{seed}/rank{rank}/worker{worker}")
         self._order = self._shuffled(0)
 
     def _shuffled(self, epoch: int) -> list[int]:
         order = list(range(len(self.items)))
         random.Random(f"{self.seed}/{epoch}").shuffle(order)
-        return order[self.rank :: self.world]
+        return order[self.rank :: self.world][self.worker :: self.workers]
 
     def next_example(self) -> Example:
         for _ in range(2 * len(self.items) + 1):
@@ -73,6 +85,10 @@ class ExampleStream(Generic[Item]):
             "position": self.position,
             "rng": [version, list(internal), gauss],
         }
+
+    def close(self) -> None:
+        """Nothing to stop: the stream runs in the caller's process (a `BatchLoader` has
+        workers)."""
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.epoch, self.position = int(state["epoch"]), int(state["position"])

@@ -44,7 +44,7 @@ def test_finetune_writes_the_model_and_scores_the_held_out_file(finetuned):
     assert list(metrics["files"]) == ["10s0002.xls"]  # fold 2 holds this one file
     assert metrics["scores"]["cells"] == 6 and metrics["unshown"] == 0  # its labelled cells
     assert sum(map(sum, metrics["files"]["10s0002.xls"])) == 6
-    assert (out / "model" / "head.json").is_file() and "macro-F1" in output
+    assert (out / "model" / "model.json").is_file() and "macro-F1" in output
 
 
 def test_evaluate_scores_a_saved_model_on_the_same_cells(finetuned, saus, tmp_path):
@@ -101,3 +101,45 @@ def test_cell_types_prints_the_typed_grid_of_a_real_workbook(finetuned, data_dir
     assert result.exit_code == 0, result.output
     assert "Agaricus" in result.output and "types: metadata" in result.output
     assert png.stat().st_size > 10_000
+
+
+def test_check_model_rescores_the_folder_and_catches_a_changed_metric(finetuned, tmp_path):
+    out, _ = finetuned
+    model = out / "model"
+    card = (model / "README.md").read_text()
+    assert "fortap finetune cell-types" in card and "macro-F1" in card
+    report = tmp_path / "check.json"
+    result = CliRunner().invoke(app, ["check-model", str(model), "--json", str(report)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(report.read_text())["results"]
+    assert [r["metric"] for r in rows] == ["macro_f1", "derived_f1"]
+    assert all(abs(r["diff"]) <= 1e-9 for r in rows)  # the same weights, the same cells
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    for item in model.iterdir():
+        target = changed / item.name
+        if item.is_dir():
+            target.mkdir()
+            for f in item.iterdir():
+                (target / f.name).write_bytes(f.read_bytes())
+        else:
+            target.write_bytes(item.read_bytes())
+    metrics = json.loads((changed / "metrics.json").read_text())
+    metrics["scores"]["macro_f1"] += 0.1
+    (changed / "metrics.json").write_text(json.dumps(metrics))
+    result = CliRunner().invoke(app, ["check-model", str(changed)])
+    assert result.exit_code == 1 and "NOT MET: macro_f1" in result.output
+
+
+def test_cell_typer_types_a_table_by_name(finetuned):
+    from fortap.tasks.cell_types.cell_typer import CellTyper
+    from fortap.tasks.cell_types.labels import CELL_TYPES
+
+    from .sheets import grid_table
+
+    out, _ = finetuned
+    typer_ = CellTyper.load(out / "model")
+    types = typer_.predict(grid_table())
+    assert types and set(types.values()) <= set(CELL_TYPES)
+    typer_.save(out / "again")
+    assert CellTyper.load(out / "again").predict(grid_table()) == types

@@ -14,7 +14,6 @@ from fortap.model.config import ModelConfig
 from fortap.model.encoder import FortapEncoder
 from fortap.sheet.model import Cell, CellStyle
 from fortap.tasks.cell_types.checkpoint import (
-    HEAD_CONFIG,
     load_cell_type_model,
     save_cell_type_model,
 )
@@ -22,6 +21,7 @@ from fortap.tasks.cell_types.examples import ct_batch, extra_features, table_win
 from fortap.tasks.cell_types.labels import CELL_TYPES, NO_LABEL
 from fortap.tasks.cell_types.model import CellTypeModel, class_weights
 from fortap.tasks.cell_types.predict import predict_table, predict_windows
+from fortap.tasks.model_folder import MODEL_JSON
 
 from .sheets import LABELS, grid_table
 
@@ -90,10 +90,14 @@ def test_saved_model_types_the_same_cells(tokenizer, tmp_path):
     assert [len(p) for p in predict_windows(loaded, windows, 2)] == [
         len(w.cell_coords) for w in windows
     ]
-    meta = json.loads((tmp_path / "model" / HEAD_CONFIG).read_text())
-    meta["classes"] = ["header", "data"]
-    (tmp_path / "model" / HEAD_CONFIG).write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="trained on classes"):
+    meta = json.loads((tmp_path / "model" / MODEL_JSON).read_text())
+    meta["labels"] = ["header", "data"]
+    (tmp_path / "model" / MODEL_JSON).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="trained on labels"):
         load_cell_type_model(tmp_path / "model")
-    with pytest.raises(CheckpointError, match="not a cell-type model folder"):
+    meta["task"] = "table-qa"
+    (tmp_path / "model" / MODEL_JSON).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="holds a table-qa model, not a cell-types model"):
+        load_cell_type_model(tmp_path / "model")
+    with pytest.raises(CheckpointError, match="is not a model folder"):
         load_cell_type_model(tmp_path)

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from fortap.cli import app
 from fortap.tasks.run_config import load_run_config
+from fortap.tasks.table_qa.answerer import TableAnswerer
 from fortap.tasks.table_qa.ask import ask, read_table, render
 from fortap.tasks.table_qa.config import QARunConfig
 from fortap.tasks.table_qa.run import run_finetune
@@ -45,6 +46,21 @@ def test_finetune_resumes_then_evaluates(tmp_path):
                                      "--model", str(out / "model")])  # fmt: skip
     assert found.exit_code == 0, found.output
     assert "answer: " in found.output and "operation: " in found.output
+    checked = CliRunner().invoke(app, ["check-model", str(out / "model")])
+    assert checked.exit_code == 0, checked.output
+    assert "met: dev execution accuracy" in checked.output
+    card = (out / "model" / "README.md").read_text()
+    assert "fortap finetune table-qa" in card and "--set training.steps=6" in card
+    answerer = TableAnswerer.load(out / "model")
+    table = read_table(hitab / "tables" / "raw" / "tiny.json")
+    first = answerer.answer(table, "how many people lived in ontario in 2016?")
+    answerer.save(tmp_path / "again")
+    second = TableAnswerer.load(tmp_path / "again").answer(table, first_question())
+    assert (first.op, first.cells) == (second.op, second.cells)
+
+
+def first_question() -> str:
+    return "how many people lived in ontario in 2016?"
 
 
 def test_ask_without_model_on_hitab_json(tmp_path):

@@ -68,10 +68,6 @@ def normal_text(text: str, host_sheet: str | None = None) -> str:
     return printed.upper().replace(" ", "")
 
 
-def strip_dollar(text: str) -> str:
-    return text.replace("$", "")
-
-
 @dataclass(frozen=True)
 class Land:
     """What a copy's references cover: cell counts by kind, and flags."""

@@ -15,25 +15,30 @@ This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (
     DELETE /workbooks/{id}
     GET    /health
 
-Bad requests get a 4xx and `{"detail": one sentence}` (`suggest/http_errors.py`).
+Bad requests get a 4xx and `{"detail": one sentence}` (`suggest/http_errors.py`). Only the page
+itself may change state: `guard.py` refuses other hosts and other sites, and every POST and
+DELETE needs the token the page carries. The page also sets a cookie naming the browser, so
+that one browser's uploads never evict another's (`store.py`).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from fortap.suggest.service import http_errors
+from fortap.suggest.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
 from fortap.suggest.service.http_errors import UploadLimit
 from fortap.suggest.service.routes import router
-from fortap.suggest.service.store import StoreLimits, WorkbookStore
+from fortap.suggest.service.store import BROWSER_ID, StoreLimits, WorkbookStore
 
 WEB = Path(__file__).parent / "web"
 
@@ -101,16 +106,32 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
     app.state.store = store
     app.state.config = config
     app.state.open_book = open_book
+    app.state.guard = guard = Guard(host=config.host)
     http_errors.install(app)
     app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
+    app.add_middleware(SameSiteOnly, guard=guard)  # added last: runs first, before any route
     app.include_router(router)
+    html = page_html(guard.token)
 
     @app.get("/", include_in_schema=False)
-    def page() -> FileResponse:
-        return FileResponse(WEB / "index.html")
+    def page(request: Request) -> HTMLResponse:
+        response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
+        if not BROWSER_ID.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
+            response.set_cookie(BROWSER_COOKIE, secrets.token_hex(16), httponly=True,
+                                samesite="strict")  # fmt: skip
+        return response
 
     app.mount("/static", StaticFiles(directory=WEB), name="static")
     return app
+
+
+def page_html(token: str) -> str:
+    """The page with this start's token in its `<meta name="fortap-token">`."""
+    html = (WEB / "index.html").read_text(encoding="utf-8")
+    empty = f'<meta name="{TOKEN_META}" content="">'
+    if empty not in html:
+        raise RuntimeError(f"web/index.html has no {empty}")  # a packaging bug, not input
+    return html.replace(empty, f'<meta name="{TOKEN_META}" content="{token}">')
 
 
 def run_serve(config: ServeConfig) -> None:

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from fortap.errors import FortapError, SheetError
-from fortap.suggest.service.store import UnknownWorkbook
+from fortap.suggest.service.store import StoreFull, UnknownWorkbook
 
 log = logging.getLogger("fortap.serve")
 
@@ -53,6 +53,8 @@ def status_of(err: FortapError) -> int:
         return SHEET_STATUS.get(err.reason, 422)
     if isinstance(err, BadUpload):
         return 400
+    if isinstance(err, StoreFull):
+        return 409
     return 422  # grid.BadRange, a bad cell or formula from the engine, ...
 
 

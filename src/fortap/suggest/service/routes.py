@@ -22,6 +22,7 @@ from fortap.errors import FortapError, SheetError
 from fortap.sheet.screening import SUPPORTED_SUFFIXES
 from fortap.suggest.service.export import array_text, export_xlsx
 from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
+from fortap.suggest.service.guard import BROWSER_COOKIE
 from fortap.suggest.service.http_errors import UnknownSheet, upload_too_large
 from fortap.suggest.service.schemas import (
     CellWrite,
@@ -34,10 +35,12 @@ from fortap.suggest.service.schemas import (
     WrittenOut,
 )
 from fortap.suggest.service.sessions import describe, open_session, renamed
-from fortap.suggest.service.store import OpenBook, UnknownWorkbook
+from fortap.suggest.service.store import BROWSER_ID, OpenBook, UnknownWorkbook
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-ERRORS: dict[int | str, dict[str, Any]] = {s: {"model": Problem} for s in (400, 404, 413, 415, 422)}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": Problem} for s in (400, 403, 404, 409, 413, 415, 422)
+}
 
 router = APIRouter()
 
@@ -49,16 +52,18 @@ async def upload(
     """Upload a workbook (.xlsx/.xlsm/.xls/.ods/.csv); returns its id, sheets and tables."""
     store, state = http.app.state.store, http.app.state
     suffix = _suffix(file.filename)
+    owner = http.cookies.get(BROWSER_COOKIE, "")
     book_id, path = store.new_slot(suffix)
     try:
         size = await _save(file, path, state.config.max_upload_bytes)
         book = await run_in_threadpool(
             open_session, state.open_book, book_id, file.filename or "", suffix, path, size
         )
+        book.owner = owner if BROWSER_ID.fullmatch(owner) else ""
+        store.put(book)
     except BaseException:
         store.discard_slot(book_id)
         raise
-    store.put(book)
     return describe(book)
 
 
@@ -144,6 +149,7 @@ def download(http: Request, book_id: str) -> Response:
         data = export_xlsx(book.path, book.model(), accepted)
     except FileNotFoundError:  # evicted while this request ran
         raise UnknownWorkbook(book_id) from None
+    book.exported = accepted  # what the user now holds; the store may evict the book again
     headers = {
         "Content-Disposition": f'attachment; filename="{_download_name(book.name)}"',
         "X-Fortap-Not-Kept": json.dumps(book.info["not_kept"]),

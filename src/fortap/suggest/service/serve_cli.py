@@ -30,8 +30,8 @@ def run_serve_cli(
         ("--max-workbooks", max_workbooks),
         ("--max-store-mb", max_store_mb),
     ):
-        if value <= 0:
-            raise FortapError(f"{name} must be positive, got {value:g}")
+        if not 0 < value < float("inf"):  # also refuses nan, which no comparison holds for
+            raise FortapError(f"{name} must be a positive number, got {value:g}")
     if ranker is not None and not ranker.is_dir():
         what = "not a folder" if ranker.exists() else "not found"
         raise FortapError(

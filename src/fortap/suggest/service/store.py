@@ -3,7 +3,10 @@
 Each upload gets a random id (`secrets.token_hex`); its file is saved under that id with the
 upload's suffix, so no text from the client ever becomes part of a path. The store holds at most
 `max_books` workbooks and `max_bytes` of uploaded bytes; adding one past either cap evicts the
-least recently used. `close()` deletes the folder (the service calls it on shutdown).
+least recently used of the same browser's workbooks (`OpenBook.owner`, the page's cookie) that
+hold no accepted formula left undownloaded. When none can go, the upload is refused
+(`StoreFull`): a user's accepted work is never thrown away, and one browser cannot push out
+another's. `close()` deletes the folder (the service calls it on shutdown).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 from fortap.errors import FortapError
 
 ID_PATTERN = re.compile(r"[0-9a-f]{32}")
+BROWSER_ID = re.compile(r"[0-9a-f]{32}")  # the page's cookie value (`guard.BROWSER_COOKIE`)
 
 
 class UnknownWorkbook(FortapError):
@@ -33,6 +37,10 @@ class UnknownWorkbook(FortapError):
             f"no workbook with id {shown}: it was never uploaded, was deleted, "
             "or was evicted to make room for newer uploads"
         )
+
+
+class StoreFull(FortapError):
+    """No room for an upload without evicting work that must be kept."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,9 @@ class OpenBook:
     """One uploaded workbook and its session state.
 
     `suggester` is the engine's `Suggester` over the stored file; `accepted` maps
-    `(sheet, A1)` to the formulas the user accepted, in order, which the download writes.
+    `(sheet, A1)` to the formulas the user accepted, in order, which the download writes;
+    `exported` is what the last download held. `owner` is the uploading browser's cookie
+    (empty for clients without one).
     `lock` serialises calls into the engine, which keeps one formualizer workbook per session.
     """
 
@@ -64,9 +74,15 @@ class OpenBook:
     size: int
     suggester: Any
     accepted: dict[tuple[str, str], str] = field(default_factory=dict)
+    exported: dict[tuple[str, str], str] = field(default_factory=dict)
+    owner: str = ""
     info: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
+
+    def unsaved(self) -> bool:
+        """Whether a formula was accepted that no download has held yet."""
+        return any(self.exported.get(key) != text for key, text in list(self.accepted.items()))
 
     def model(self) -> Any:
         """The fortap `Workbook` as the engine holds it now (`set_formula` replaces it)."""
@@ -96,15 +112,26 @@ class WorkbookStore:
         shutil.rmtree(self.root / book_id, ignore_errors=True)
 
     def put(self, book: OpenBook) -> list[str]:
-        """Add `book`, evicting the least recently used ones past a cap; returns evicted ids."""
-        evicted: list[str] = []
+        """Add `book`, evicting past a cap the least recently used of its owner's books that
+        hold nothing unsaved; returns the evicted ids. `StoreFull` when that is not enough."""
         with self._lock:
-            while self._books and (
-                len(self._books) >= self.limits.max_books
-                or self._bytes() + book.size > self.limits.max_bytes
-            ):
-                old_id, _ = self._books.popitem(last=False)
-                evicted.append(old_id)
+            count, size = len(self._books) + 1, self._bytes() + book.size
+            evicted: list[str] = []
+            for old in list(self._books.values()):  # least recently used first
+                if count <= self.limits.max_books and size <= self.limits.max_bytes:
+                    break
+                if old.owner == book.owner and not old.unsaved():
+                    evicted.append(old.id)
+                    count, size = count - 1, size - old.size
+            if count > self.limits.max_books or size > self.limits.max_bytes:
+                raise StoreFull(
+                    f"the server holds {len(self._books)} workbooks ({self._bytes():,} bytes) "
+                    "that belong to other pages or hold accepted formulas not yet downloaded; "
+                    "download or close one, or restart fortap serve with a larger "
+                    "--max-workbooks or --max-store-mb"
+                )
+            for old_id in evicted:
+                del self._books[old_id]
             self._books[book.id] = book
             self.evicted += len(evicted)
         for old_id in evicted:

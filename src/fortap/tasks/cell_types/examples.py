@@ -66,8 +66,8 @@ def table_windows(
         coords = ex.cell_coords
         ex.targets[TARGET] = {
             "labels": [labels[r][c] if labels is not None else NO_LABEL for r, c in coords],
-            "extras": [extra_features(table.cell(r, c)) for r, c in coords],
         }
+        ex.inputs[TARGET] = [extra_features(table.cell(r, c)) for r, c in coords]
         ex.meta[SHEET_KEY] = key or f"{table.book}!{table.sheet}"
         out.append(ex)
     return out
@@ -112,15 +112,14 @@ def score_sheet(
 
 
 def collate_cell_types(values: list, batch: Batch) -> dict[str, torch.Tensor]:
-    """Pad the windows' targets to the batch: labels (B, C) with NO_LABEL, extras (B, C, E)."""
+    """Pad the windows' targets to the batch: labels (B, C) with NO_LABEL. (Their extra
+    features are inputs: `batch.inputs[TARGET]`, (B, C, E).)"""
     n, c = batch.cell_mask.shape
     labels = torch.full((n, c), NO_LABEL, dtype=torch.long)  # (B, C)
-    extras = torch.zeros(n, c, len(EXTRA_NAMES))  # (B, C, E)
     for b, value in enumerate(values):
         k = len(value["labels"])
         labels[b, :k] = torch.tensor(value["labels"], dtype=torch.long)
-        extras[b, :k] = torch.tensor(value["extras"], dtype=torch.float32).reshape(k, -1)
-    return {"labels": labels, "extras": extras}
+    return {"labels": labels}
 
 
 def ct_batch(examples: list[Example]) -> Batch:

@@ -1,11 +1,12 @@
 """Cell-type scores: confusion matrices per file, per-class and macro F1, and file resampling.
 
 A fold's score pools its cells: the confusion matrices of its files are summed, then F1 per
-class (`objectives.base.f1`) and their mean over the six classes (macro-F1). A run over five
+class (`fortap.metrics.f1`) and their mean over the six classes (macro-F1). A run over five
 folds reports the mean over the folds. Intervals resample the fold's files with replacement
-(a cluster bootstrap, as `evaluation.by_workbook` does for rates; macro-F1 is not a rate, so
-the files' whole confusion matrices are resampled here): `file_interval` for one system,
-`paired_gap` for the difference of two systems over the same files and cells.
+(the cluster bootstrap of `fortap.metrics.bootstrap`, a file standing for a workbook; macro-F1
+is not a rate, so each draw sums the drawn files' whole confusion matrices):
+`file_interval` for one system, `paired_gap` for the difference of two systems over the same
+files and cells.
 
 Letters: F files, K classes, R resampling rounds.
 """
@@ -16,7 +17,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from fortap.objectives.base import f1
+from fortap.metrics.bootstrap import draws, interval
+from fortap.metrics.f1 import f1, f1_array
 from fortap.tasks.cell_types.labels import CELL_TYPES
 
 K = len(CELL_TYPES)
@@ -46,13 +48,12 @@ def scores(conf: np.ndarray) -> dict:
             "confusion": conf.tolist()}  # fmt: skip
 
 
-def _f1_draws(confs: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """(R, K) per-class F1 of each draw of files."""
-    pooled = confs[draws].sum(1).astype(np.float64)  # (R, K, K)
+def _f1_draws(confs: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """(R, K) per-class F1 of each draw of files (`picks` (R, F) file indices)."""
+    pooled = confs[picks].sum(1).astype(np.float64)  # (R, K, K)
     tp = np.diagonal(pooled, axis1=1, axis2=2)  # (R, K)
     fp, fn = pooled.sum(1) - tp, pooled.sum(2) - tp  # (R, K)
-    denom = 2 * tp + fp + fn
-    return np.where(tp > 0, 2 * tp / np.maximum(denom, 1), 0.0)  # (R, K)
+    return f1_array(tp, fp, fn)  # (R, K)
 
 
 def _stack(files: Mapping[str, np.ndarray], names: Sequence[str]) -> np.ndarray:
@@ -73,7 +74,7 @@ def _fold_draws(folds: Folds, rounds: int, seed: int) -> tuple[np.ndarray, np.nd
     for files in folds:
         names = sorted(files)
         confs = _stack(files, names)
-        drawn.append(_f1_draws(confs, rng.integers(0, len(names), (rounds, len(names)))))  # (R, K)
+        drawn.append(_f1_draws(confs, draws(rng, len(names), rounds)))  # (R, K)
         whole.append(_f1_draws(confs, np.arange(len(names))[None])[0])  # (K,)
     return np.mean(drawn, axis=0), np.mean(whole, axis=0)
 
@@ -83,9 +84,7 @@ def file_interval(folds: Folds, rounds: int = 2000, seed: int = 0,
     """[low, high] of macro-F1 and derived F1 (pooled per fold, averaged over the folds) over
     `rounds` resamplings of each fold's files."""
     drawn, _ = _fold_draws(folds, rounds, seed)
-    tail = 100 * (1 - level) / 2
-    return {key: [float(np.percentile(pick(drawn), tail)), float(np.percentile(pick(drawn), 100 - tail))]
-            for key, pick in PICKS.items()}  # fmt: skip
+    return {key: list(interval(pick(drawn), level)) for key, pick in PICKS.items()}
 
 
 def paired_gap(a: Folds, b: Folds, rounds: int = 2000, seed: int = 0,
@@ -103,10 +102,8 @@ def paired_gap(a: Folds, b: Folds, rounds: int = 2000, seed: int = 0,
         shared_b.append({n: fb[n] for n in names})
     da, ga = _fold_draws(shared_a, rounds, seed)  # the same seed: the same draws of files
     db, gb = _fold_draws(shared_b, rounds, seed)
-    tail = 100 * (1 - level) / 2
     out = {}
     for key, pick in PICKS.items():
-        diff = pick(da) - pick(db)  # (R,)
-        out[key] = {"gap": float(pick(ga) - pick(gb)), "low": float(np.percentile(diff, tail)),
-                    "high": float(np.percentile(diff, 100 - tail))}  # fmt: skip
+        low, high = interval(pick(da) - pick(db), level)  # over (R,) paired differences
+        out[key] = {"gap": float(pick(ga) - pick(gb)), "low": low, "high": high}
     return out

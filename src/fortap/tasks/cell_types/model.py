@@ -47,7 +47,7 @@ class CellTypeModel(nn.Module):
 
     def logits(self, batch: Batch) -> torch.Tensor:
         states = self.encoder(batch).cell_states  # (B, C, D)
-        extras = batch.targets[TARGET]["extras"].to(states.dtype)  # (B, C, E)
+        extras = batch.inputs[TARGET].to(states.dtype)  # (B, C, E)
         return self.head(torch.cat([states, extras], dim=-1))  # (B, C, K)
 
     def forward(self, batch: Batch) -> tuple[torch.Tensor, dict[str, float]]:

@@ -23,12 +23,14 @@ from rich.console import Console
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import FortapError
-from fortap.tasks.cell_types.config import CellTypesRunConfig
+from fortap.tasks import model_folder
+from fortap.tasks.cell_types.config import CellTypesRunConfig, CTData, CTEvaluation
 from fortap.tasks.cell_types.examples import score_sheet, table_windows
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
 from fortap.tasks.cell_types.saus import SausSheet, read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
+from fortap.tasks.recipe import start_encoder
 from fortap.tasks.run_config import config_dict
 
 METRICS = "metrics.json"
@@ -45,23 +47,6 @@ def load_fold(paths: Sequence[str | Path], cfg: CellTypesRunConfig):
 def windows_of(sheets: Sequence[SausSheet], tokenizer, inputs: SerializeConfig) -> list[list]:
     """The windows of each sheet, with their labels."""
     return [table_windows(s.table(), tokenizer, inputs, s.labels, s.key) for s in sheets]
-
-
-def start_encoder(cfg: CellTypesRunConfig, vocab_size: int):
-    """The encoder fine-tuning starts from, drawn after seeding torch with the run's seed;
-    `random` is the tiny size (`ModelConfig.tiny`) over the whole vocabulary."""
-    import torch
-
-    from fortap.model.config import ModelConfig
-    from fortap.model.pretrained import baseline_encoder
-
-    torch.manual_seed(cfg.training.seed)
-    tiny = ModelConfig.tiny(vocab_size=vocab_size, hidden_dropout=0.0)
-    config = tiny if cfg.encoder.name == "random" else None
-    try:
-        return baseline_encoder(cfg.encoder.name, cfg.encoder.checkpoint or None, config)
-    except ValueError as err:
-        raise FortapError(str(err)) from None
 
 
 def score_fold(model, sheets: Sequence[SausSheet], windows: list[list], batch_size: int):
@@ -94,7 +79,7 @@ def run_finetune(paths, out, cfg: CellTypesRunConfig | None = None,
     train_windows = [w for ws in windows_of(train, tokenizer, inputs) for w in ws]
     console.print(f"fold {cfg.data.fold}: {len(train)} training sheets ({len(train_windows)} "
                   f"windows), {len(test)} test sheets; encoder {cfg.encoder.name}")  # fmt: skip
-    encoder = start_encoder(cfg, tokenizer.vocab_size)
+    encoder = start_encoder(cfg.encoder, cfg.training, tokenizer.vocab_size)
     started = time.perf_counter()
     model, result = finetune_cell_types(train_windows, encoder, cfg, out / "training", stop_at)
     seconds = time.perf_counter() - started
@@ -103,7 +88,45 @@ def run_finetune(paths, out, cfg: CellTypesRunConfig | None = None,
     save_cell_type_model(model, out / "model", inputs)
     notes = {"train_seconds_this_process": seconds, "train_windows": len(train_windows),
              "resumed_from": str(result.resumed_from or "")}  # fmt: skip
-    return write_scores(out, model, test, tokenizer, inputs, cfg, console, notes)
+    record = write_scores(out, model, test, tokenizer, inputs, cfg, console, notes)
+    write_model_metrics(out / "model", paths[0], record, cfg)
+    return record
+
+
+def write_model_metrics(folder: Path, data, record: dict, cfg: CellTypesRunConfig) -> None:
+    """The model folder's metrics.json (its scores on the held-out fold, and the data and fold
+    they were measured on) and its card."""
+    name = model_folder.data_name(data)
+    s = record["scores"]
+    mine = {"data": name, "fold": record["fold"], "folds": record["config"]["data"]["folds"],
+            "scores": {k: s[k] for k in ("macro_f1", "derived_f1", "cells")}}  # fmt: skip
+    model_folder.write_metrics(folder, mine)
+    lines = [f"Metrics on held-out fold {record['fold']} ({s['cells']} cells): macro-F1 "
+             f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f}."]  # fmt: skip
+    model_folder.write_card(
+        folder,
+        "Cell types on SAUS",
+        name,
+        model_folder.finetune_command("cell-types", name, cfg),
+        lines,
+    )
+
+
+def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folder.CheckReport:
+    """`fortap check-model` for a cell-type folder: its held-out fold scored again (SAUS from
+    the folder its metrics name, or `tables`)."""
+    import tempfile
+
+    stored = model_folder.read_metrics(folder)
+    if "scores" not in stored:
+        raise FortapError(f"{folder}: its metrics.json has no scores to check against")
+    data = list(tables) or [model_folder.data_path(stored["data"])]
+    cfg = CellTypesRunConfig(data=CTData(fold=stored["fold"], folds=stored.get("folds", "")),
+                             evaluation=CTEvaluation(model=str(folder), rounds=1))  # fmt: skip
+    with tempfile.TemporaryDirectory() as out:
+        now = run_evaluate(data, out, cfg, Console(quiet=True))["scores"]
+    names = ("macro_f1", "derived_f1")
+    return model_folder.CheckReport.of(folder, stored["scores"], now, names)
 
 
 def run_evaluate(paths, out, cfg: CellTypesRunConfig | None = None, console: Console | None = None):

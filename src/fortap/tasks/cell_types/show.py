@@ -19,7 +19,9 @@ from rich.table import Table as RichTable
 
 from fortap.encoding.piece import RC
 from fortap.errors import FortapError
+from fortap.outputs import atomic_path, check_file, file_part
 from fortap.sheet.model import Region, Sheet, column_letter
+from fortap.sheet.occupied import squeeze
 from fortap.table.detect import build_table
 from fortap.table.model import Table
 from fortap.tasks.cell_types.labels import CELL_TYPES
@@ -35,14 +37,22 @@ COLOURS = {  # type -> (grid letter, rich style, PNG colour)
 }
 LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items())
 NEEDS_MODEL = ("cell-types needs a fine-tuned cell-type model: --model FOLDER, the model/ folder "
-               "that `fortap finetune cell-types ../shared/data/saus_ctc -o OUT` writes "
-               "(OUT/model)")  # fmt: skip
+               "that `fortap finetune cell-types SAUS_FOLDER -o OUT` writes (OUT/model), "
+               "SAUS_FOLDER holding the SAUS cell-type data set (saus.jl.gz)")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class TypedSheet:
     table: Table
     types: dict[RC, int]  # class index of every typed cell
+    rows: tuple[int, ...] = ()  # the sheet row of each table row (`sheet.occupied.squeeze`)
+    cols: tuple[int, ...] = ()
+
+    def row(self, r: int) -> int:
+        return self.rows[r] if self.rows else self.table.region.top + r
+
+    def col(self, c: int) -> int:
+        return self.cols[c] if self.cols else self.table.region.left + c
 
 
 def pick_sheet(book: Path, name: str | None) -> Sheet:
@@ -62,23 +72,26 @@ def pick_sheet(book: Path, name: str | None) -> Sheet:
 def type_sheet(book: Path, sheet_name: str | None, model_dir: Path | None) -> TypedSheet:
     if model_dir is None:
         raise FortapError(NEEDS_MODEL)
-    from fortap.tasks.cell_types.checkpoint import load_cell_type_model
-    from fortap.tasks.cell_types.predict import predict_table
-    from fortap.text.tokenizer import Tokenizer
+    if not model_dir.is_dir():
+        what = "is a file, not a folder" if model_dir.exists() else "does not exist"
+        raise FortapError(f"--model {model_dir}: {what}; {NEEDS_MODEL}")
+    from fortap.tasks.cell_types.cell_typer import CellTyper
 
-    model, inputs = load_cell_type_model(model_dir)
-    sheet = as_saus(pick_sheet(book, sheet_name))  # the inputs the SAUS-trained model knows
-    table = build_table(sheet, Region(0, 0, sheet.n_rows - 1, sheet.n_cols - 1))
-    return TypedSheet(table, predict_table(model, table, Tokenizer(), inputs))
+    typer = CellTyper.load(model_dir)
+    # the inputs the SAUS-trained model knows, over the occupied rows and columns only
+    picked = squeeze(as_saus(pick_sheet(book, sheet_name)))
+    sheet = picked.sheet
+    table = build_table(sheet, Region(0, 0, max(sheet.n_rows, 1) - 1, max(sheet.n_cols, 1) - 1))
+    return TypedSheet(table, typer.predict_ids(table), picked.rows, picked.cols)
 
 
 def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12) -> RichTable:
     """The first rows and columns of the sheet, each typed cell's text in its type's colour."""
     t = typed.table
     out = RichTable(show_lines=False, title=f"{t.sheet} of {Path(t.book).name}")
-    out.add_column("", no_wrap=True, width=len(str(t.region.top + t.n_rows)), style="dim")
+    out.add_column("", no_wrap=True, width=len(str(typed.row(t.n_rows - 1) + 1)), style="dim")
     for c in range(min(t.n_cols, max_cols)):
-        out.add_column(column_letter(t.region.left + c), no_wrap=True, max_width=width)
+        out.add_column(column_letter(typed.col(c)), no_wrap=True, max_width=width)
     for r in range(min(t.n_rows, max_rows)):
         row = []
         for c in range(min(t.n_cols, max_cols)):
@@ -88,7 +101,7 @@ def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12) -> Ri
                 letter, style, _ = COLOURS[CELL_TYPES[kind]]
                 text = f"[{style}]{letter} {text}[/]"
             row.append(text)
-        out.add_row(str(t.region.top + r + 1), *row)
+        out.add_row(str(typed.row(r) + 1), *row)
     return out
 
 
@@ -112,9 +125,9 @@ def write_png(typed: TypedSheet, path: Path) -> None:
         for (r, c), _ in typed.types.items():
             ax.text(c, r, t.cell(r, c).text.strip()[:14], ha="center", va="center", fontsize=6)
     ax.set_xticks(
-        range(t.n_cols), [column_letter(t.region.left + c) for c in range(t.n_cols)], fontsize=7
+        range(t.n_cols), [column_letter(typed.col(c)) for c in range(t.n_cols)], fontsize=7
     )
-    ax.set_yticks(range(t.n_rows), [str(t.region.top + r + 1) for r in range(t.n_rows)], fontsize=6)
+    ax.set_yticks(range(t.n_rows), [str(typed.row(r) + 1) for r in range(t.n_rows)], fontsize=6)
     handles = [Patch(color=COLOURS[n][2], label=n.replace("_", " ")) for n in CELL_TYPES]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     ax.set_title(f"{t.sheet} of {Path(t.book).name}: cell types")
@@ -124,13 +137,20 @@ def write_png(typed: TypedSheet, path: Path) -> None:
 
 
 def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path | None,
-                   max_rows: int = 60, max_cols: int = 16, console: Console | None = None) -> TypedSheet:  # fmt: skip
-    """Type the sheet, print its grid and the count of each type, write the PNG."""
+                   max_rows: int = 60, max_cols: int = 16, console: Console | None = None,
+                   overwrite: bool = False) -> TypedSheet:  # fmt: skip
+    """Type the sheet, print its grid and the count of each type, write the PNG (an explicit
+    `png` is checked before the model runs; the default name, from the book and sheet, after)."""
+    if max_rows < 1:
+        raise FortapError(f"--rows must be >= 1, got {max_rows}")
+    if png is not None:
+        check_file(png, "--png", overwrite, ".png")
     console = console or Console()
     typed = type_sheet(book, sheet, model)
     t = typed.table
-    needed = 8 + 17 * min(t.n_cols, max_cols)  # every column its full width, even when piped
-    console.width = max(console.width, needed)
+    if png is None:
+        png = check_file(default_png(book, t.sheet), "--png", overwrite, ".png")
+    max_cols = min(max_cols, max(1, (console.width - 6) // 16))  # the columns the screen holds
     console.print(grid(typed, max_rows, max_cols))
     if t.n_rows > max_rows or t.n_cols > max_cols:
         console.print(f"(first {min(t.n_rows, max_rows)} of {t.n_rows} rows and "
@@ -138,7 +158,12 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
     counts = {name: sum(v == i for v in typed.types.values()) for i, name in enumerate(CELL_TYPES)}
     console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items()))
     console.print(f"letters: {LEGEND}")
-    png = png or Path(f"{Path(book).stem}-{t.sheet}-cell-types.png".replace(" ", "_"))
-    write_png(typed, png)
+    with atomic_path(png) as tmp:
+        write_png(typed, tmp)
     console.print(f"PNG: {png}")
     return typed
+
+
+def default_png(book: Path, sheet: str) -> Path:
+    """`BOOK-SHEET-cell-types.png` in the current folder, both names made safe for a file."""
+    return Path(f"{file_part(Path(book).stem, 60, 'book')}-{file_part(sheet)}-cell-types.png")

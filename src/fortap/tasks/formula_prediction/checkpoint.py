@@ -1,30 +1,32 @@
-"""Formula-prediction checkpoints.
-
-A fine-tuned model is a folder: `encoder/` (`FortapEncoder.save_pretrained`), `decoder.json`
-(the `DecoderConfig`), `decoder.safetensors` (through `fortap.model.state_file`; nothing is
-unpickled) and `inputs.json`, the `SerializeConfig` its examples were built with (so a caller
-that builds inputs for it, such as the suggestion engine's model source, builds the same ones;
-folders saved before it was written have none, and `load_inputs` gives None).
+"""Formula-prediction model folders, in the layout every task shares (`tasks.model_folder`):
+`encoder/`, `head.safetensors` (the formula decoder), and `model.json` with the decoder's
+`DecoderConfig` as its head and the `SerializeConfig` its examples were built with as its
+inputs (so a caller that builds inputs for it, such as the suggestion engine's model source,
+builds the same ones).
 
 The encoders a comparison starts from are `fortap.model.pretrained.baseline_encoder`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from pathlib import Path
 
 import torch
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
-from fortap.model.encoder import FortapEncoder
-from fortap.model.formula_decoder import DecoderConfig
-from fortap.model.state_file import load_state, save_state
+from fortap.tasks import model_folder
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
-DECODER_CONFIG, DECODER_WEIGHTS, INPUTS = "decoder.json", "decoder.safetensors", "inputs.json"
+TASK = "formula-prediction"
+
+
+def default_inputs() -> SerializeConfig:
+    """The inputs of a run with the default config (128 tokens, the paper setting)."""
+    from fortap.tasks.formula_prediction.config import FormulaRunConfig
+
+    return FormulaRunConfig().examples().serialize
 
 
 def save_formula_model(
@@ -33,38 +35,28 @@ def save_formula_model(
     inputs: SerializeConfig | None = None,
     dtype: torch.dtype | None = None,
 ) -> None:
-    """Write the model into `directory`; `inputs`: how its examples were serialised; `dtype`
-    (`torch.bfloat16` for a released checkpoint) narrows the float32 weights, which loading
-    widens back."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    model.encoder.save_pretrained(directory / "encoder", dtype)
-    cfg = dataclasses.asdict(model.decoder.cfg)
-    (directory / DECODER_CONFIG).write_text(json.dumps(cfg, indent=2) + "\n")
-    save_state(model.decoder, directory / DECODER_WEIGHTS, dtype)
-    if inputs is not None:
-        (directory / INPUTS).write_text(json.dumps(dataclasses.asdict(inputs), indent=2) + "\n")
+    """Write the model into `directory`; `inputs`: how its examples were serialised (the
+    default run's when None); `dtype` (`torch.bfloat16` for a released model) narrows the
+    float32 weights, which loading widens back."""
+    import dataclasses
+
+    meta = model_folder.FolderMeta(TASK, inputs or default_inputs(),
+                                   dataclasses.asdict(model.decoder.cfg), ())  # fmt: skip
+    model_folder.save_folder(directory, meta, model.encoder, model.decoder, dtype)
 
 
-def load_inputs(directory: str | Path) -> SerializeConfig | None:
-    """The `SerializeConfig` saved beside the model (None when the folder has no inputs.json)."""
-    path = Path(directory) / INPUTS
-    if not path.is_file():
-        return None
-    try:
-        return SerializeConfig(**json.loads(path.read_text()))
-    except (OSError, TypeError, ValueError) as err:
-        raise CheckpointError(f"cannot read the input settings {path}: {err}") from None
+def load_inputs(directory: str | Path) -> SerializeConfig:
+    """The `SerializeConfig` the model's examples were built with."""
+    return model_folder.read_meta(directory, TASK).inputs
 
 
 def load_formula_model(directory: str | Path) -> FormulaPredictionModel:
     """The model saved by `save_formula_model`, in eval mode."""
-    directory = Path(directory)
-    path = directory / DECODER_CONFIG
+    meta = model_folder.read_meta(directory, TASK)
     try:
-        cfg = DecoderConfig(**json.loads(path.read_text()))
-    except (OSError, TypeError, ValueError) as err:
-        raise CheckpointError(f"cannot read decoder config {path}: {err}") from None
-    model = FormulaPredictionModel(FortapEncoder.from_pretrained(directory / "encoder"), cfg)
-    load_state(model.decoder, directory / DECODER_WEIGHTS)
+        cfg = DecoderConfig(**meta.head)
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"bad decoder config in {Path(directory)}: {err}") from None
+    model = FormulaPredictionModel(model_folder.load_encoder(directory), cfg)
+    model_folder.load_head(model.decoder, directory)
     return model.eval()

@@ -2,7 +2,7 @@
 
 Systems: the fine-tuned model, the rule baseline in the paper setting (AutoSum) and in the
 sheet setting (fill), and, given the training examples, the input-blind sketch prior. Each gets
-the metrics of `fortap.evaluation.metrics.formula_metrics` (pooled), and under `by_workbook`
+the metrics of `metrics.formula_metrics` (pooled), and under `by_workbook`
 formula, sketch and range top-1 and top-k each pooled and averaged per workbook with 95 %
 workbook-bootstrap intervals (`workbooks.py`). The model's `gaps` hold its gap to each
 baseline on the metric that baseline is read against (formula top-1 for the rules, sketch
@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from fortap.encoding.example import Example
-from fortap.evaluation.metrics import formula_metrics, sketch_key
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
 from fortap.tasks.formula_prediction.evaluate import PRIOR, predict, sketch_prior
 from fortap.tasks.formula_prediction.examples import FP_KEY
+from fortap.tasks.formula_prediction.metrics import formula_metrics, sketch_key
 from fortap.tasks.formula_prediction.rule_baseline import RULE_SYSTEMS, evaluate_rules
 from fortap.tasks.formula_prediction.workbooks import (
     books_of,

@@ -1,9 +1,9 @@
 """The formula-prediction run config (`FormulaRunConfig`): one composed config per run.
 
-Sections: `data` (which examples, and their augmentation per draw), `encoder` (what fine-tuning starts from), `decoder` (the new
-formula decoder's sizes; `fp_paper.yaml` selects the reference's 3 layers and 8 heads),
-`optim` (AdamW, the decoder's and the encoder's peak learning rates), `training` (updates,
-batch, the sketch warm-up, dev checks and the kept state), `evaluation` (dev and test
+Sections: `data` (which examples, and their augmentation per draw), `encoder`, `optim` and
+`training` (the shared recipe, `fortap.tasks.recipe`, plus the frozen layers, the sketch
+warm-up and the kept state), `decoder` (the new formula decoder's sizes; `fp_paper.yaml`
+selects the reference's 3 layers and 8 heads), `evaluation` (dev and test
 examples, per-workbook caps, dev decoding, learning curve) and `decoding` (beam search; the dev
 checks may decode with a smaller beam). Compose with `fortap.tasks.run_config.load_run_config`:
 
@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from fortap.model.formula_decoder import DecoderConfig
-from fortap.model.pretrained import ENCODERS
+from fortap.tasks.formula_prediction.decoder import DecoderConfig
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
 from fortap.tasks.formula_prediction.examples import (
     MODE_OF_SETTING,
@@ -26,9 +25,8 @@ from fortap.tasks.formula_prediction.examples import (
     FormulaExamplesConfig,
     with_serialize,
 )
+from fortap.tasks.recipe import EncoderStart, Optim, Training
 from fortap.tasks.run_config import FINETUNE_SHORTHANDS
-from fortap.training.loop import TrainConfig
-from fortap.training.optim import OptimConfig
 
 DEV_LOSS = "eval/loss/formula"  # the dev criterion of the kept state (sketch + range loss)
 DEV_TOP1 = "eval/formula_top1"  # ... or dev formula top-1 of the decoded dev examples
@@ -89,81 +87,38 @@ class FPData:
 
 
 @dataclass(frozen=True)
-class FPEncoder:
-    name: str = "random"  # random (tiny, untrained), minilm, tuta or fortap
-    checkpoint: str = ""  # encoder folder for tuta / fortap (a pretraining run's encoder/)
+class FPEncoder(EncoderStart):
     freeze: int = 0  # transformer layers frozen from the bottom (-1 = all; the embeddings, which
     # hold the new number / tree-position / format tables, always train)
 
     def __post_init__(self) -> None:
-        if self.name not in ENCODERS:
-            raise ValueError(f"FPEncoder.name must be one of {ENCODERS}, got {self.name!r}")
+        super().__post_init__()
         if self.freeze < -1:
             raise ValueError(f"FPEncoder.freeze must be >= -1 (-1 = all), got {self.freeze}")
 
 
 @dataclass(frozen=True)
-class FPOptim:
-    lr: float = 1e-3  # peak learning rate of the decoder (and of the encoder without encoder_lr)
-    encoder_lr: float = 0.0  # peak learning rate of the encoder; 0 = lr
-    warmup: float = 0.05  # share of the updates warming up
-    weight_decay: float = 0.01
-    clip_norm: float = 1.0  # max global gradient norm; 0 disables clipping
-
-    def __post_init__(self) -> None:
-        if self.lr <= 0:
-            raise ValueError(f"FPOptim.lr must be > 0, got {self.lr}")
-        if self.encoder_lr < 0:
-            raise ValueError(f"FPOptim.encoder_lr must be > 0 (0 = lr), got {self.encoder_lr}")
-
-    def optimizer(self) -> OptimConfig:
-        """The loop's `OptimConfig`: its base lr is the encoder's, and the decoder's groups are
-        scaled up to `lr` (`OptimConfig.head_lr_scale`)."""
-        base = self.encoder_lr or self.lr
-        return OptimConfig(lr=base, head_lr_scale=self.lr / base, warmup=self.warmup,
-                           weight_decay=self.weight_decay, clip_norm=self.clip_norm)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class FPTraining:
-    steps: int = 200  # fine-tuning updates
-    batch_size: int = 8  # examples per micro-batch
-    grad_accum: int = 1  # micro-batches per update
+class FPTraining(Training):
     sketch_warmup: float = 0.25  # share of the updates with the range loss switched off
     range_weight: float = 1.0  # weight of the range loss after the warm phase
-    dev_checks: int = 2  # dev checks spread over the run (dev loss, and dev decoding with
-    # evaluation.dev_decode), best state kept; 0 = none
     keep_best: Literal["loss", "formula_top1"] = "loss"  # the kept state: lowest dev loss, or
     # highest dev formula top-1 (needs evaluation.dev_decode); the first of equal values wins
-    seed: int = 0  # split, example order, encoder and decoder initialisation
-    log_every: int = 10  # updates between metrics.jsonl lines
-    save_every: int = 0  # updates between checkpoints (0 = only at the end)
-    bf16: Literal["auto", "on", "off"] = "auto"  # see fortap.training.loop
-    progress: bool = True  # show the loop's progress bar
 
     def __post_init__(self) -> None:
+        if self.keep_best not in KEEP_BEST:  # before the shared checks, which read `best`
+            raise ValueError(
+                f"FPTraining.keep_best must be one of {tuple(KEEP_BEST)}, got {self.keep_best!r}"
+            )
+        super().__post_init__()
         if not 0.0 <= self.sketch_warmup <= 1.0:
             raise ValueError(
                 f"FPTraining.sketch_warmup must be in [0, 1], got {self.sketch_warmup}"
             )
-        if self.range_weight < 0 or self.dev_checks < 0:
-            raise ValueError("FPTraining.range_weight and dev_checks must be >= 0")
-        if self.keep_best not in KEEP_BEST:
-            raise ValueError(
-                f"FPTraining.keep_best must be one of {tuple(KEEP_BEST)}, got {self.keep_best!r}"
-            )
-        self.loop()  # the loop's own checks (steps, batch_size, ...) name their field
+        if self.range_weight < 0:
+            raise ValueError("FPTraining.range_weight must be >= 0")
 
-    def loop(self) -> TrainConfig:
-        """The shared loop's config: dev checks every steps // dev_checks updates."""
-        every = max(1, self.steps // self.dev_checks) if self.dev_checks else 0
-        metric, mode = KEEP_BEST[self.keep_best]
-        return TrainConfig(
-            steps=self.steps, batch_size=self.batch_size, grad_accum=self.grad_accum,
-            log_every=self.log_every, eval_every=every, save_every=self.save_every,
-            seed=self.seed, bf16=self.bf16, progress=self.progress,
-            keep_best=metric if self.dev_checks else "", keep_best_mode=mode,
-        )  # fmt: skip
+    def best(self) -> tuple[str, Literal["min", "max"]]:
+        return KEEP_BEST[self.keep_best]  # type: ignore[return-value]
 
     @property
     def warmup_updates(self) -> int:
@@ -200,12 +155,12 @@ class FormulaRunConfig:
     """One formula-prediction run (fine-tuning and evaluation); see the module doc."""
 
     data: FPData = field(default_factory=FPData)
-    encoder: FPEncoder = field(default_factory=FPEncoder)
+    encoder: FPEncoder = field(default_factory=FPEncoder)  # random
     decoder: DecoderConfig = field(
         default_factory=lambda: DecoderConfig(layers=1, heads=2, dropout=0.0)
     )
-    optim: FPOptim = field(default_factory=FPOptim)
-    training: FPTraining = field(default_factory=FPTraining)
+    optim: Optim = field(default_factory=lambda: Optim(lr=1e-3, encoder_lr=1e-3, warmup=0.05))
+    training: FPTraining = field(default_factory=lambda: FPTraining(dev_checks=2))
     evaluation: FPEvaluation = field(default_factory=FPEvaluation)
     decoding: DecodeConfig = field(default_factory=DecodeConfig)
 
@@ -239,7 +194,6 @@ class FormulaRunConfig:
 
 SHORTHANDS = {  # CLI flag -> config key
     **FINETUNE_SHORTHANDS,
-    "encoder_lr": "optim.encoder_lr",
     "corpus": "data.corpus",
     "max_test": "evaluation.max_test",
     "curve": "evaluation.curve",

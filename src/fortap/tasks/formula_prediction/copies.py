@@ -30,13 +30,13 @@ import torch
 
 from fortap.encoding.example import Batch, Example
 from fortap.encoding.piece import RC
-from fortap.evaluation.metrics import Guess, formula_key, sketch_length
 from fortap.formula import Formula
 from fortap.formula.fill import fill_formula, sheet_rc
 from fortap.formula.fill_rule import fill_key
-from fortap.model.copy_head import FEATURES
 from fortap.sheet.model import a1
 from fortap.table.model import Table
+from fortap.tasks.formula_prediction.copy_head import FEATURES
+from fortap.tasks.formula_prediction.metrics import Guess, formula_key, sketch_length
 
 MAX_COPIES = 32  # copy candidates per example, nearest first
 

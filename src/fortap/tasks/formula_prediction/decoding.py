@@ -24,9 +24,9 @@ import torch
 
 from fortap.encoding.example import Batch
 from fortap.formula.tokens import END, FORMULA_VOCAB, FORMULA_VOCAB_INDEX, RANGE, START
-from fortap.model.formula_decoder import PAD
-from fortap.model.grammar_bias import GrammarBias
+from fortap.tasks.formula_prediction.decoder import PAD
 from fortap.tasks.formula_prediction.examples import FP_KEY
+from fortap.tasks.formula_prediction.grammar_bias import GrammarBias
 from fortap.tasks.formula_prediction.model import Encoded
 
 START_ID, END_ID, RANGE_ID = (FORMULA_VOCAB_INDEX[t] for t in (START, END, RANGE))

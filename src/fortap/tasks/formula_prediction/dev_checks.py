@@ -31,11 +31,11 @@ from pathlib import Path
 from torch import nn
 
 from fortap.encoding.example import Example
-from fortap.evaluation.by_workbook import per_workbook_mean
-from fortap.evaluation.metrics import Gold, Guess, formula_metrics
+from fortap.metrics.bootstrap import per_workbook_mean
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
 from fortap.tasks.formula_prediction.evaluate import PRIOR, gold_of, predict, sketch_prior
+from fortap.tasks.formula_prediction.metrics import Gold, Guess, formula_metrics
 from fortap.tasks.formula_prediction.rule_baseline import RULE_SYSTEMS, evaluate_rules
 from fortap.tasks.formula_prediction.split import spread
 from fortap.tasks.formula_prediction.workbooks import books_of, hit_tallies

@@ -1,10 +1,10 @@
 """Evaluating formula prediction: `evaluate_formula_prediction`, `evaluate_sketch_prior`.
 
-Evaluation (`predict`) decodes every example (beam search,
-`fortap.tasks.formula_prediction.decoding`), maps each pointer back to its sheet cell, and scores the ranked candidates with
-`fortap.evaluation.metrics`. A model with a copy head (the sheet setting) ranks the copies of
-the shown formulas among the written candidates (`ranked_guesses`). `evaluate_sketch_prior` scores the input-blind reference
-(`sketch_prior`): the most frequent training sketches.
+Evaluation (`predict`) decodes every example (beam search, `decoding`), maps each pointer back
+to its sheet cell, and scores the ranked candidates with `metrics`. A model with a copy head (the
+sheet setting) ranks the copies of the shown formulas among the written candidates
+(`ranked_guesses`). `evaluate_sketch_prior` scores the input-blind reference (`sketch_prior`):
+the most frequent training sketches.
 """
 
 from __future__ import annotations
@@ -16,17 +16,23 @@ import torch
 
 from fortap.encoding.example import Batch, Example
 from fortap.errors import FormulaError
-from fortap.evaluation.metrics import Gold, Guess, error_class, formula_key, formula_metrics
-from fortap.evaluation.render import render_formula
 from fortap.formula import parse_formula
 from fortap.formula.degenerate import is_degenerate
-from fortap.formula.from_sketch import formula_of_sketch, formula_text
+from fortap.formula.from_sketch import formula_of_sketch, formula_text, template_text
 from fortap.formula.references import refers_to
 from fortap.formula.tokens import FORMULA_VOCAB, PLACEHOLDER_TOKENS, RANGE
 from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction.copies import collate_copies, rank
 from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode_encoded
 from fortap.tasks.formula_prediction.examples import FP_KEY, fp_batch
+from fortap.tasks.formula_prediction.metrics import (
+    NOT_A_CELL,
+    Gold,
+    Guess,
+    error_class,
+    formula_key,
+    formula_metrics,
+)
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
 PRIOR = "sketch prior"  # the system name of `sketch_prior`
@@ -58,13 +64,13 @@ def has_formula(guess: Guess) -> bool:
 def guess_text(guess: Guess) -> str:
     """Excel text of a guess: the formula itself (`formula_text`) when it has one; else, with a
     constant the vocabulary cannot spell or a cell it could not point at, a template with
-    placeholders (`<num>`, `<WR>`: `fortap.evaluation.render`)."""
+    placeholders (`<num>`, `<WR>`: `fortap.formula.from_sketch.template_text`)."""
     if has_formula(guess):
         try:
             return formula_text(guess.sketch, guess.ranges)  # type: ignore[arg-type]
         except FormulaError:
             pass
-    return render_formula(guess.sketch, [a1(*c) if c else "<WR>" for c in guess.ranges])
+    return template_text(guess.sketch, [a1(*c) if c else NOT_A_CELL for c in guess.ranges])
 
 
 def predict(

@@ -38,12 +38,10 @@ from fortap.encoding.example import Batch, Example
 from fortap.encoding.piece import RC
 from fortap.encoding.selection import select_cells
 from fortap.encoding.serialize import SerializeConfig, serialize
-from fortap.evaluation.metrics import Guess
 from fortap.formula import Formula
 from fortap.formula.references import to_table
 from fortap.formula.table_formulas import parse_table_formulas
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
-from fortap.model.formula_decoder import PAD
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.copies import (
     collate_copies,
@@ -51,6 +49,8 @@ from fortap.tasks.formula_prediction.copies import (
     distance,
     r1c1_counts,
 )
+from fortap.tasks.formula_prediction.decoder import PAD
+from fortap.tasks.formula_prediction.metrics import Guess
 from fortap.text.tokenizer import Tokenizer
 
 FP_KEY = "formula_prediction"

@@ -1,5 +1,5 @@
 """Per-target hits read back from a run's predictions, or scored on formula texts, with the one
-gold match of the metrics (`fortap.evaluation.metrics.example_hits`).
+gold match of the metrics (`metrics.example_hits`).
 
 - A prediction record (`evaluate.prediction_record`, a line of `predictions.jsonl`) keeps the
   gold and each ranked candidate as formula keys (`metrics.formula_key` joined by spaces);
@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fortap.errors import FortapError
-from fortap.evaluation.metrics import NOT_A_CELL, Gold, Guess, example_hits
 from fortap.formula import parse_formula
 from fortap.formula.references import parse_address
 from fortap.formula.tokens import FORMULA_VOCAB_INDEX, RANGE
+from fortap.tasks.formula_prediction.metrics import NOT_A_CELL, Gold, Guess, example_hits
 
 PREDICTIONS = "predictions.jsonl"
 NO_GUESS = Guess((), ())  # a text that does not parse: no gold has an empty sketch

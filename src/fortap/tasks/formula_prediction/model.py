@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from fortap.encoding.example import Batch
-from fortap.model.formula_decoder import DecoderConfig, FormulaDecoder
 from fortap.objectives.base import hidden_size
+from fortap.tasks.formula_prediction.decoder import DecoderConfig, FormulaDecoder
 from fortap.tasks.formula_prediction.examples import FP_KEY, IGNORE
 
 

@@ -6,9 +6,8 @@ the task (the suggestion engine's model source, the release of a model).
         print(p.rank, p.formula, p.logp)
 
 `load(folder)` reads the model once per folder (and version) per process (safetensors and JSON
-only: nothing is unpickled) with the `SerializeConfig` saved beside it (`inputs.json`; the run
-default of 128 tokens for folders saved before it existed), so inputs are built in the model's
-own setting; a folder that is not a model gives one `FortapError`. `save(folder, dtype)` writes
+only: nothing is unpickled; the layout of `tasks.model_folder`) with the `SerializeConfig` saved
+in it, so inputs are built in the model's own setting; a folder that is not a model gives one `FortapError`. `save(folder, dtype)` writes
 it back (`checkpoint.save_formula_model`), e.g. narrowed to bfloat16 for a release.
 
 `predict(table, cell, k)` asks for the formula of table cell `cell` (0-based, table-relative):
@@ -43,7 +42,6 @@ from fortap.encoding.collate import collate
 from fortap.encoding.example import Example
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError, FortapError
-from fortap.evaluation.metrics import Guess
 from fortap.formula import parse_formula
 from fortap.formula.from_sketch import formula_text
 from fortap.formula.printer import to_text
@@ -55,7 +53,6 @@ from fortap.tasks.formula_prediction.checkpoint import (
     load_inputs,
     save_formula_model,
 )
-from fortap.tasks.formula_prediction.config import FPData
 from fortap.tasks.formula_prediction.copies import copy_targets
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
 from fortap.tasks.formula_prediction.evaluate import has_formula, ranked_at
@@ -63,13 +60,13 @@ from fortap.tasks.formula_prediction.examples import (
     FP_KEY,
     FormulaExamplesConfig,
     prediction_input,
-    with_serialize,
 )
+from fortap.tasks.formula_prediction.metrics import Guess
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 from fortap.text.tokenizer import Tokenizer
 
 RC = tuple[int, int]
-MODEL_FILES = ("decoder.json", "decoder.safetensors", "encoder/config.json")
+MODEL_FILES = ("model.json", "head.safetensors", "encoder/config.json")  # `tasks.model_folder`
 COPY = "copy:"  # the `source` of a ranked copy: "copy:D4"
 
 
@@ -93,7 +90,7 @@ class FormulaPredictor:
     tokenizer: Tokenizer
     examples: FormulaExamplesConfig  # how a cell's input is built
     decoding: DecodeConfig  # the beam search
-    inputs: SerializeConfig | None = None  # `inputs.json` as read (None: the folder has none)
+    inputs: SerializeConfig | None = None  # the folder's inputs (`model.json`) as read
 
     @classmethod
     def load(cls, folder: str | Path, beam: int = 5) -> FormulaPredictor:
@@ -204,11 +201,7 @@ def _load(folder: str, stamp: tuple[int, ...], beam: int) -> FormulaPredictor:
             f"--model {folder}: its encoder has {vocab} token ids, the tokenizer "
             f"{tokenizer.vocab_size}: not a model fortap fine-tuned"
         )
-    examples = FormulaExamplesConfig()
-    if inputs is not None:
-        examples = dataclasses.replace(examples, serialize=inputs)
-    else:
-        examples = with_serialize(examples, max_seq_len=FPData().max_seq_len)
+    examples = dataclasses.replace(FormulaExamplesConfig(), serialize=inputs)
     torch.set_flush_denormal(True)
     decoding = DecodeConfig(beam=beam, top_k=beam)
     return FormulaPredictor(Path(folder), model, tokenizer, examples, decoding, inputs)

@@ -1,8 +1,8 @@
 """Releasing a fine-tuned formula-prediction model, and checking a released one.
 
 A release folder holds the model (`FormulaPredictor.save` with its weights in bfloat16:
-`encoder/`, `decoder.json`, `decoder.safetensors`, `inputs.json`), the corpus split it was
-tested on (`split.json`, so the folder alone says which workbooks are test), the run's
+`encoder/`, `head.safetensors`, `model.json`: the layout of `tasks.model_folder`), the corpus
+split it was tested on (`split.json`, so the folder alone says which workbooks are test), the run's
 evaluation settings (`release.json`: `settings_of`, the split caps, beam and seed that decide
 its test metrics) and the metrics of its stored weights (`metrics.json`, as `fortap evaluate
 formula-prediction` writes it).
@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPE
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
 from fortap.tasks.formula_prediction.predictor import FormulaPredictor
 from fortap.tasks.formula_prediction.run import run_evaluate
+from fortap.tasks.model_folder import CheckReport, data_path
 
 METRICS = ("formula_top1", "formula_top5", "sketch_top1", "sketch_top5", "range_acc")
 COMPARED = (*METRICS, "formula_top1_per_workbook")  # what a check compares with its reference
@@ -87,15 +89,22 @@ def settings_of(run_config: dict) -> dict:
     }
 
 
-def release(run: Path, dest: Path, corpus: Path, tables: str) -> ReleaseReport:
+def release(run: Path, dest: Path, corpus: Path, tables: str | Path | None) -> ReleaseReport:
     """Write the release folder `dest` of the finished run `run` (module doc), evaluate it from
-    its stored weights and write their metrics; the run's float32 metrics are the reference."""
+    its stored weights (on `tables`, or the split's data folders ingested) and write their
+    metrics; the run's float32 metrics are the reference."""
+    for needed in (run / METRICS_FILE, run / "model", corpus / SPLIT):
+        if not needed.exists():
+            raise FortapError(f"release: {needed} is missing (give a finished fine-tuning run "
+                              "and the corpus it used)")  # fmt: skip
     reference = json.loads((run / METRICS_FILE).read_text())
     dest.mkdir(parents=True, exist_ok=True)
     FormulaPredictor.load(run / "model").save(dest, dtype=torch.bfloat16)
     shutil.copyfile(corpus / SPLIT, dest / SPLIT)
     (dest / RELEASE).write_text(json.dumps(settings_of(reference["config"]), indent=1) + "\n")
-    stored, records = evaluate_release(dest, tables)
+    with tempfile.TemporaryDirectory() as tmp:
+        found = str(tables) if tables else str(ingest_split_books(dest, Path(tmp)))
+        stored, records = evaluate_release(dest, found)
     (dest / METRICS_FILE).write_text(json.dumps(stored, indent=1) + "\n")
     return ReleaseReport(reference, stored, records)
 
@@ -109,7 +118,7 @@ def check(dest: Path, tables: str) -> ReleaseReport:
 
 def evaluate_release(dest: Path, tables: str) -> tuple[dict, list[dict]]:
     """metrics.json and the prediction records of `dest` evaluated from its stored weights, as
-    `fortap evaluate formula-prediction` does (setting and sequence length from inputs.json)."""
+    `fortap evaluate formula-prediction` does (setting and sequence length from model.json)."""
     s = json.loads((dest / RELEASE).read_text())
     cfg = FormulaRunConfig(
         data=FPData(corpus=str(dest), **s["data"]),
@@ -119,3 +128,38 @@ def evaluate_release(dest: Path, tables: str) -> tuple[dict, list[dict]]:
     with tempfile.TemporaryDirectory() as out:
         run = run_evaluate([tables], out, cfg, Console(quiet=True))
         return json.loads((Path(out) / METRICS_FILE).read_text()), run.records
+
+
+def check_folder(dest: Path, tables: Sequence[str | Path] = ()) -> CheckReport:
+    """`fortap check-model` for a released folder: `check` on `tables`, or on the data folders
+    its split.json names (ingested into a temporary folder: minutes on 2 cores)."""
+    dest = Path(dest)
+    if not (dest / RELEASE).is_file():
+        raise FortapError(f"{dest}: not a released formula-prediction folder (no {RELEASE}); "
+                          "`fortap release RUN -o DEST` makes one from a fine-tuning run")  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        found = str(tables[0]) if tables else str(ingest_split_books(dest, Path(tmp)))
+        report = check(dest, found)
+    rows = [{"metric": r["metric"], "stored": r["reference"], "now": r["stored"],
+             "diff": r["diff"]} for r in report.rows()]  # fmt: skip
+    parsed = report.printable()
+    printable = {"name": "top-5 candidates that parse and print", "value": parsed["share"],
+                 "target": 1.0, "met": parsed["share"] == 1.0}  # fmt: skip
+    return CheckReport(str(dest), rows, [printable])
+
+
+def ingest_split_books(dest: Path, tmp: Path) -> Path:
+    """The data folders `dest`'s split.json names (found from the repository), ingested whole:
+    the test side is read beside the workbooks it must not share tables with, as at release."""
+    import os
+
+    from fortap.ingest import run_ingest
+
+    split = json.loads((dest / SPLIT).read_text())
+    roots = sorted({data_path(str(Path(*Path(p).parts[:4]))) for p in split["canonical"].values()})
+    missing = [str(r) for r in roots if not r.is_dir()]
+    if missing:
+        raise FortapError(f"{dest}: its data folder {missing[0]} is missing; give --tables "
+                          "(the tables of `fortap ingest ../shared/data`)")  # fmt: skip
+    run_ingest(roots, tmp / "tables", workers=min(2, os.cpu_count() or 1), progress=False)
+    return tmp / "tables"

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from fortap.encoding.example import Example
 from fortap.encoding.piece import RC
-from fortap.evaluation.metrics import Gold, Guess, formula_key, formula_metrics
 from fortap.formula import Formula
 from fortap.formula.fill import fill_formula, sheet_rc
 from fortap.formula.fill_rule import REACH, autosum_runs, fill_scan, number_run, rule_key
@@ -40,6 +39,7 @@ from fortap.formula.table_formulas import parse_table_formulas
 from fortap.sheet.model import a1
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.evaluate import gold_of
+from fortap.tasks.formula_prediction.metrics import Gold, Guess, formula_key, formula_metrics
 
 RULE_SETTINGS = ("sheet", "paper")
 RULE_SYSTEMS = {"rules (paper)": "paper", "rules (sheet)": "sheet"}  # system name -> setting

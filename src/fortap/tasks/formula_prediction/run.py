@@ -35,7 +35,6 @@ from rich.console import Console
 from fortap.corpus.split import one_copy_per_book
 from fortap.encoding.example import Example
 from fortap.errors import FortapError
-from fortap.evaluation.report import CurvePoint, best_system, comparison_rich, write_report
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.compare import compare
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
@@ -46,6 +45,12 @@ from fortap.tasks.formula_prediction.examples import (
     train_subset,
 )
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
+from fortap.tasks.formula_prediction.report import (
+    CurvePoint,
+    best_system,
+    comparison_rich,
+    write_report,
+)
 from fortap.tasks.formula_prediction.split import (
     corpus_sides,
     read_tables,
@@ -53,6 +58,7 @@ from fortap.tasks.formula_prediction.split import (
     spread,
     spread_per_book,
 )
+from fortap.tasks.recipe import start_encoder as start_recipe_encoder
 from fortap.tasks.run_config import config_dict
 
 
@@ -130,22 +136,9 @@ def cap_side(examples: list[Example], per_book: int, most: int) -> tuple[list[Ex
 
 
 def start_encoder(cfg: FormulaRunConfig, vocab_size: int):
-    """The encoder fine-tuning starts from. Its freshly initialised weights (all of `random`,
-    the embeddings MiniLM has no weights for) are drawn after seeding torch with the run's
-    seed, so a run is the same in every process (torch's own start seed differs per process).
-    `encoder.freeze` bottom layers get no gradient (the loop's optimiser leaves them out)."""
-    import torch
-
-    from fortap.model.config import ModelConfig
-    from fortap.model.pretrained import baseline_encoder
-
-    tiny = ModelConfig.tiny(vocab_size=vocab_size, hidden_dropout=0.0)
-    torch.manual_seed(cfg.training.seed)
-    try:
-        config = tiny if cfg.encoder.name == "random" else None
-        encoder = baseline_encoder(cfg.encoder.name, cfg.encoder.checkpoint or None, config)
-    except ValueError as err:
-        raise FortapError(str(err)) from None
+    """The shared recipe's start (`fortap.tasks.recipe.start_encoder`) with `encoder.freeze`
+    bottom layers given no gradient (the loop's optimiser leaves them out)."""
+    encoder = start_recipe_encoder(cfg.encoder, cfg.training, vocab_size)
     layers = encoder.encoder.layer  # (the stack of transformer layers, bottom first)
     frozen = len(layers) if cfg.encoder.freeze == -1 else min(cfg.encoder.freeze, len(layers))
     for layer in layers[:frozen]:
@@ -244,7 +237,7 @@ def run_evaluate(
 
 
 def with_model_inputs(cfg: FormulaRunConfig, inputs) -> FormulaRunConfig:
-    """`cfg` with the examples a saved model was trained on (its `inputs.json`: sequence length
+    """`cfg` with the examples a saved model was trained on (its model.json inputs: sequence length
     and the setting, paper or sheet), so that it is evaluated on the inputs it knows; `cfg`
     as it is for a folder saved without them."""
     if inputs is None:

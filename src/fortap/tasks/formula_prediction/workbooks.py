@@ -4,11 +4,11 @@ with 95 % workbook-bootstrap intervals, and the gap between two systems on the s
 A test split is a sample of workbooks, and two workbooks may hold a third of its targets, so
 every metric is reported twice: pooled over targets, and as the mean of each workbook's own
 value (a workbook counted once, whatever its size). The interval of each comes from
-resampling workbooks (`fortap.evaluation.by_workbook`).
+resampling workbooks (`fortap.metrics.bootstrap`).
 
 Metrics (`metric_names(k)`, k the decoding's `top_k`):
 - formula top-1 / top-k and sketch top-1 / top-k: one hit per target
-  (`fortap.evaluation.metrics.example_hits`);
+  (`metrics.example_hits`);
 - range top-1 / top-k: of the targets whose gold sketch is first / among the first k, the share
   whose gold formula is too. Pooled, range top-1 is the reference's range accuracy
   (`range_acc`); a workbook where no sketch is right has no range value.
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from fortap.corpus.split import book_key
 from fortap.encoding.example import Example
-from fortap.evaluation.by_workbook import Tally, book_tallies, bootstrap_gap, bootstrap_rate
-from fortap.evaluation.metrics import Gold, Guess, example_hits
+from fortap.metrics.bootstrap import Tally, book_tallies, bootstrap_gap, bootstrap_rate
+from fortap.tasks.formula_prediction.metrics import Gold, Guess, example_hits
 
 Tallies = dict[str, dict[str, Tally]]  # metric -> workbook key -> tally
 

@@ -5,7 +5,9 @@ the first) is read with `sheet.read_workbook` and its largest table found by
 `table.detect_tables`. With a fine-tuned model folder (`fortap finetune table-qa ... -o OUT`,
 then `OUT/model`) the model chooses the operation and the cells; without one the header-overlap
 rule answers, and says so. The answer comes with the operation, a formula a person can check
-(`= B7 / B3 (Ontario 2016 ÷ Canada 2016)`) and each cell with its header path.
+(`= B7 / B3 (Ontario 2016 ÷ Canada 2016)`), the Excel formula that computes it in the sheet
+(`=B7/B3`, `answer_formula`; for a HiTab JSON in the table's own grid, and it says so) and each
+cell with its header path; `as_json` gives the same as one record (`fortap ask --json`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from fortap.sheet.read import read_workbook
 from fortap.table.detect import detect_tables
 from fortap.table.hitab import read_hitab
 from fortap.table.model import Table
+from fortap.tasks.table_qa.answer_formula import answer_formula, grid_note
 from fortap.tasks.table_qa.baselines import crossing
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.operations import Execution, execute
@@ -29,6 +32,8 @@ class Answer:
     run: Execution | None
     cells: tuple[tuple[str, str, str], ...]  # (A1, value, header path) per cell used
     source: str  # "model" or the rule's name
+    formula: str = ""  # the Excel formula computing the answer ("" when none ran)
+    note: str = ""  # how to read its references (`answer_formula.grid_note`)
 
 
 def read_table(path: str | Path, sheet: str | None = None) -> Table:
@@ -48,29 +53,34 @@ def read_table(path: str | Path, sheet: str | None = None) -> Table:
 
 
 def ask(table: Table, question: str, model_dir: str | Path | None = None) -> Answer:
+    """The answer to `question`; refused (a `FortapError`) when the question is empty or the
+    cells it leads to hold nothing, rather than answering a header or a blank."""
+    if not question.strip():
+        raise FortapError('the question is empty: give one in quotes, e.g. "total of 2019"')
     paths = HeaderPaths(table)
     if model_dir is None:
         rc = crossing(paths, question)
         if rc is None:
             raise FortapError(f"the table of {table.book} has no data cells to answer from")
-        return _answer("none", [rc], execute("none", [rc], paths), paths, "header-overlap rule")
-    from fortap.tasks.table_qa.checkpoint import load_qa_model
-    from fortap.tasks.table_qa.inputs import TableCost, qa_example
-    from fortap.tasks.table_qa.predict import predict
-    from fortap.text.tokenizer import Tokenizer
+        found = _answer("none", [rc], execute("none", [rc], paths), paths, "header-overlap rule")
+    else:
+        from fortap.tasks.table_qa.answerer import TableAnswerer
 
-    model, inputs = load_qa_model(model_dir)
-    tokenizer = Tokenizer()
-    example = qa_example(TableCost.of(paths, tokenizer, inputs), question, tokenizer, inputs)
-    found = predict(model, [example], [paths])[0]
-    return _answer(found.op, list(found.cells), found.run, paths, "model")
+        run = TableAnswerer.load(model_dir).answer(table, question, paths)
+        found = _answer(run.op, list(run.cells), run.run, paths, "model")
+    if not any(text.strip() for _, text, _ in found.cells):
+        where = ", ".join(ref for ref, _, _ in found.cells) or "none"
+        raise FortapError(f"no answer in {Path(table.book).name}: the cells the question leads "
+                          f"to ({where}) are empty")  # fmt: skip
+    return found
 
 
 def _answer(op, cells, run, paths: HeaderPaths, source: str) -> Answer:
     shown = tuple((paths.a1(rc), paths.table.cell(*rc).text,
                    " > ".join(paths.table.cell(*h).text for h in paths.header_path(rc)))
                   for rc in cells)  # fmt: skip
-    return Answer(op, run, shown, source)
+    formula = answer_formula(op, run, paths) if run is not None else ""
+    return Answer(op, run, shown, source, formula, grid_note(paths.table))
 
 
 def render(answer: Answer) -> list[str]:
@@ -80,10 +90,22 @@ def render(answer: Answer) -> list[str]:
     else:
         values = ", ".join(_show(v) for v in answer.run.answer)
         lines = [f"answer: {values}", f"operation: {answer.op}", answer.run.show()]
+        lines.append(f"formula: {answer.formula}" + (f"   ({answer.note})" if answer.note else ""))
     lines += [f"  {ref} = {value}   [{path}]" for ref, value, path in answer.cells]
     if answer.source != "model":
         lines.append(f"(no trained model given: answered by the {answer.source})")
     return lines
+
+
+def as_json(answer: Answer) -> dict:
+    """The answer as one record: answer values, operation, Excel formula, cells, who answered."""
+    return {
+        "answer": list(answer.run.answer) if answer.run is not None else None,
+        "operation": answer.op, "formula": answer.formula or None, "formula_note": answer.note,
+        "cells": [{"ref": ref, "value": value, "headers": path}
+                  for ref, value, path in answer.cells],
+        "source": answer.source,
+    }  # fmt: skip
 
 
 def _show(value) -> str:

@@ -25,7 +25,7 @@ from fortap.encoding.example import Batch, Example
 from fortap.encoding.piece import RC
 from fortap.encoding.serialize import SerializeConfig, cell_block, serialize
 from fortap.tasks.table_qa.headers import HeaderPaths, overlaps
-from fortap.tasks.table_qa.match import FEATURES, cell_features
+from fortap.tasks.table_qa.match import cell_features
 from fortap.tasks.table_qa.operations import OPS
 from fortap.tasks.table_qa.targets import Target
 from fortap.text.tokenizer import Tokenizer
@@ -100,29 +100,27 @@ def qa_example(
         if gold_shown:
             picked = [shown[rc] for rc in target.cells]
     features = cell_features(tc.paths, question, example.cell_coords)
-    example.targets[QA_KEY] = {"op": op, "cells": picked, "features": features}
+    example.targets[QA_KEY] = {"op": op, "cells": picked}
+    example.inputs[QA_KEY] = features
     example.meta["gold_shown"] = gold_shown
     return example
 
 
 def collate_targets(values: list, batch: Batch) -> dict[str, torch.Tensor]:
-    """op (B,) long, -1 where unknown; cells (B, C) float 0/1; has_cells (B,) bool; features
-    (B, C, F) float, 0 on padded cells."""
+    """op (B,) long, -1 where unknown; cells (B, C) float 0/1; has_cells (B,) bool. (The
+    question-match features are inputs: `batch.inputs[QA_KEY]`, (B, C, F).)"""
     B, C = batch.cell_mask.shape
     op = torch.full((B,), -1, dtype=torch.long)
     cells = torch.zeros(B, C)
     has = torch.zeros(B, dtype=torch.bool)
-    features = torch.zeros(B, C, len(FEATURES))
     for b, value in enumerate(values):
         if value is None:
             continue
         op[b] = value["op"]
-        if value["features"]:
-            features[b, : len(value["features"])] = torch.tensor(value["features"])
         if value["cells"]:
             cells[b, value["cells"]] = 1.0
             has[b] = True
-    return {"op": op, "cells": cells, "has_cells": has, "features": features}
+    return {"op": op, "cells": cells, "has_cells": has}
 
 
 def qa_batch(examples: list[Example]) -> Batch:

@@ -41,7 +41,7 @@ class TableQAModel(nn.Module):
     def scores(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """Cell logits (B, C), -inf on padded cells, and operation logits (B, K)."""
         out = self.encoder(batch)
-        features = batch.targets[QA_KEY]["features"].to(out.cell_states.dtype)  # (B, C, F)
+        features = batch.inputs[QA_KEY].to(out.cell_states.dtype)  # (B, C, F)
         both = torch.cat([out.cell_states, features], dim=-1)  # (B, C, D + F)
         cells = self.heads["cells"](both).squeeze(-1).float()  # (B, C)
         cells = cells.masked_fill(~batch.cell_mask, float("-inf"))  # (B, C)

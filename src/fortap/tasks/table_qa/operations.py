@@ -13,7 +13,9 @@ An answer is one operation over chosen cells (`OPS`):
 - `pair_max` / `pair_min`: the same over exactly two cells (a pair comparison).
 
 HiTab labels map onto these by `op_of_labels` (None: outside the set). An execution gives the
-answer values and a formula a person can check, e.g. `= B7 / B3 (Ontario 2016 ÷ Canada 2016)`.
+answer values, a formula a person can check, e.g. `= B7 / B3 (Ontario 2016 ÷ Canada 2016)`, and
+its operands in the order that formula uses them (`answer_formula` writes them as a formula a
+sheet computes).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class Execution:
     answer: tuple  # values (float or str)
     formula: str  # e.g. "= B7 / B3"
     named: str  # e.g. "Ontario 2016 ÷ Canada 2016"
+    operands: tuple[RC, ...] = ()  # cells used, in the formula's order (see `_arith`, `_arg`)
 
     def show(self) -> str:
         return f"{self.formula} ({self.named})" if self.named else self.formula
@@ -87,7 +90,7 @@ def execute(op: str, cells: Sequence[RC], paths: HeaderPaths) -> Execution | Non
     if op == "none":
         return Execution(tuple(_cell_value(paths, rc) for rc in cells),
                          "= " + ", ".join(paths.a1(rc) for rc in cells),
-                         ", ".join(paths.describe(rc) for rc in cells))  # fmt: skip
+                         ", ".join(paths.describe(rc) for rc in cells), tuple(cells))  # fmt: skip
     data = [rc for rc in cells if not paths.is_header(rc)]
     numbered = [(rc, v) for rc in data if (v := number(paths, rc)) is not None]
     if not numbered:
@@ -112,31 +115,38 @@ _AGGREGATES = {  # op -> (spreadsheet function, its value over the numbers)
 
 
 def _arith(op: str, numbered: list[tuple[RC, float]], paths: HeaderPaths) -> Execution | None:
-    refs = [paths.a1(rc) for rc, _ in numbered]
+    """An arithmetic answer; its operands are the numbered cells as given, a ratio's numerator
+    then denominator, a part ratio's parts then its whole."""
+    cells = tuple(rc for rc, _ in numbered)
+    refs = [paths.a1(rc) for rc in cells]
     names = [paths.describe(rc) for rc, _ in numbered]
     values = [v for _, v in numbered]
     if op in _AGGREGATES:
         fn, value = _AGGREGATES[op]
         named = f"{fn.lower()} of " + "; ".join(names)
-        return Execution((value(values),), f"= {fn}({', '.join(refs)})", named)
+        return Execution((value(values),), f"= {fn}({', '.join(refs)})", named, cells)
     if op == "opposite":
-        return Execution((-values[0],), f"= -{refs[0]}", f"minus {names[0]}")
+        return Execution((-values[0],), f"= -{refs[0]}", f"minus {names[0]}", cells[:1])
     if len(values) < 2:
         return None
     if op == "part_ratio":
-        return _part_ratio(values, refs, names)
+        return _part_ratio(values, cells, refs, names)
     if op == "diff":
         formula = f"= ABS({refs[0]} - {refs[1]})"
-        return Execution((abs(values[0] - values[1]),), formula, f"{names[0]} − {names[1]}")
+        named = f"{names[0]} − {names[1]}"
+        return Execution((abs(values[0] - values[1]),), formula, named, cells[:2])
     small, large = (0, 1) if abs(values[0]) <= abs(values[1]) else (1, 0)
     top, bottom = (small, large) if op == "ratio_down" else (large, small)
     if values[bottom] == 0:
         return None
     named = f"{names[top]} ÷ {names[bottom]}"
-    return Execution((values[top] / values[bottom],), f"= {refs[top]} / {refs[bottom]}", named)
+    formula = f"= {refs[top]} / {refs[bottom]}"
+    return Execution((values[top] / values[bottom],), formula, named, (cells[top], cells[bottom]))
 
 
-def _part_ratio(values: list[float], refs: list[str], names: list[str]) -> Execution | None:
+def _part_ratio(
+    values: list[float], cells: tuple[RC, ...], refs: list[str], names: list[str]
+) -> Execution | None:
     """The other cells' sum over the largest cell (parts of a total over the total)."""
     whole = max(range(len(values)), key=lambda i: values[i])
     parts = [i for i in range(len(values)) if i != whole]
@@ -144,21 +154,25 @@ def _part_ratio(values: list[float], refs: list[str], names: list[str]) -> Execu
         return None
     result = sum(values[i] for i in parts) / values[whole]
     formula = f"= ({' + '.join(refs[i] for i in parts)}) / {refs[whole]}"
-    return Execution((result,), formula, f"{' + '.join(names[i] for i in parts)} ÷ {names[whole]}")
+    named = f"{' + '.join(names[i] for i in parts)} ÷ {names[whole]}"
+    return Execution((result,), formula, named, (*(cells[i] for i in parts), cells[whole]))
 
 
 def _arg(op: str, numbered: list[tuple[RC, float]], paths: HeaderPaths) -> Execution | None:
+    """The header naming the best candidate; candidates are taken in table order, so a tie
+    goes to the first in the table whatever order the cells came in (as a sheet's MATCH does)."""
     if op in ("pair_max", "pair_min"):
         numbered = numbered[:2]
+    numbered = sorted(numbered)
     pick = max if op in ("argmax", "pair_max") else min
     best_rc, _ = pick(numbered, key=lambda item: item[1])
     header = arg_header(best_rc, [rc for rc, _ in numbered], paths)
     text = paths.table.cell(*header).text
     fn = "ARGMAX" if pick is max else "ARGMIN"
     refs = ", ".join(paths.a1(rc) for rc, _ in numbered)
-    return Execution(
-        (text,), f"= {fn}({refs}) -> {paths.a1(header)}", f"{text}: {paths.describe(best_rc)}"
-    )
+    cells = tuple(rc for rc, _ in numbered)
+    formula, named = f"= {fn}({refs}) -> {paths.a1(header)}", f"{text}: {paths.describe(best_rc)}"
+    return Execution((text,), formula, named, cells)
 
 
 def arg_header(best: RC, cells: Sequence[RC], paths: HeaderPaths) -> RC:

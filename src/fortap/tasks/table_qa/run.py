@@ -11,7 +11,6 @@ saved model. Both write `OUT/metrics.json`, `OUT/predictions.jsonl` and `OUT/rep
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +19,11 @@ import torch
 from rich.console import Console
 
 from fortap.errors import FortapError
-from fortap.model.config import ModelConfig
-from fortap.model.pretrained import baseline_encoder
+from fortap.tasks import model_folder
+from fortap.tasks.recipe import start_encoder
 from fortap.tasks.run_config import config_dict
 from fortap.tasks.table_qa.checkpoint import load_qa_model, save_qa_model
-from fortap.tasks.table_qa.config import DEV_ACCURACY, QARunConfig
+from fortap.tasks.table_qa.config import DEV_ACCURACY, QAEvaluation, QARunConfig
 from fortap.tasks.table_qa.evaluate import evaluate_splits, model_rows, write_outputs
 from fortap.tasks.table_qa.inputs import qa_batch
 from fortap.tasks.table_qa.model import TableQAModel
@@ -42,16 +41,6 @@ def hitab_of(paths: Sequence[str | Path]) -> HitabSet:
     return HitabSet(paths[0])
 
 
-def start_encoder(cfg: QARunConfig, vocab_size: int):
-    torch.manual_seed(cfg.training.seed)
-    tiny = ModelConfig.tiny(vocab_size=vocab_size, hidden_dropout=0.0)
-    try:
-        config = tiny if cfg.encoder.name == "random" else None
-        return baseline_encoder(cfg.encoder.name, cfg.encoder.checkpoint or None, config)
-    except ValueError as err:
-        raise FortapError(str(err)) from None
-
-
 def run_finetune(paths, out, cfg: QARunConfig | None = None, console: Console | None = None,
                  stop_at: int | None = None) -> dict | None:  # fmt: skip
     """Fine-tune, save and evaluate (module doc); None when stopped before the last update."""
@@ -65,7 +54,7 @@ def run_finetune(paths, out, cfg: QARunConfig | None = None, console: Console | 
     console.print(f"table-qa: {len(usable)} of {len(train_items)} training questions with a "
                   f"target; {len(dev_items)} dev questions for the checks")  # fmt: skip
     rng = random.Random(cfg.training.seed)
-    model = TableQAModel(start_encoder(cfg, tokenizer.vocab_size))
+    model = TableQAModel(start_encoder(cfg.encoder, cfg.training, tokenizer.vocab_size))
     data = ShuffledBatches(usable, qa_batch, cfg.training.batch_size, rng)
 
     def dev_check(net, step: int) -> dict[str, float]:
@@ -82,7 +71,43 @@ def run_finetune(paths, out, cfg: QARunConfig | None = None, console: Console | 
     save_qa_model(model, out / "model", cfg.data.serialize())
     systems, records = evaluate_splits(model.eval(), hitab, builder, cfg, train_items)
     write_outputs(out, systems, records, config_dict(cfg), console)
+    write_model_metrics(out / "model", paths[0], systems, cfg)
     return systems
+
+
+def write_model_metrics(folder: Path, data, systems: dict, cfg: QARunConfig) -> None:
+    """The model folder's metrics.json (the model's scores, and the data they were measured on)
+    and its card."""
+    name = model_folder.data_name(data)
+    mine = {split: by_system["model"] for split, by_system in systems.items()}
+    model_folder.write_metrics(folder, {"data": name, "systems": {"model": mine}})
+    lines = [f"- {split}: execution accuracy {s['accuracy']:.3f} [{s['low']:.3f}, "
+             f"{s['high']:.3f}], {s['n']} questions" for split, s in mine.items()]  # fmt: skip
+    model_folder.write_card(
+        folder,
+        "Table QA on HiTab",
+        name,
+        model_folder.finetune_command("table-qa", name, cfg),
+        ["Metrics:", "", *lines],
+    )
+
+
+def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folder.CheckReport:
+    """`fortap check-model` for a table-QA folder: its dev accuracy re-scored (on the HiTab
+    folder its metrics name, or `tables`)."""
+    import tempfile
+
+    stored = model_folder.read_metrics(folder)
+    dev = stored.get("systems", {}).get("model", {}).get("dev")
+    if dev is None:
+        raise FortapError(f"{folder}: its metrics.json has no dev accuracy to check against")
+    data = list(tables) or [model_folder.data_path(stored["data"])]
+    cfg = QARunConfig(evaluation=QAEvaluation(model=str(folder), splits=("dev",)))
+    with tempfile.TemporaryDirectory() as out:
+        now = run_evaluate(data, out, cfg, Console(quiet=True))["dev"]["model"]
+    name = "dev execution accuracy"
+    return model_folder.CheckReport.of(folder, {name: dev["accuracy"]}, {name: now["accuracy"]},
+                                       [name])  # fmt: skip
 
 
 def run_evaluate(
@@ -100,7 +125,3 @@ def run_evaluate(
     systems, records = evaluate_splits(model, hitab, builder, cfg, train_items)
     write_outputs(Path(out), systems, records, config_dict(cfg), console)
     return systems
-
-
-def read_metrics(out: str | Path) -> dict:
-    return json.loads((Path(out) / "metrics.json").read_text())

@@ -2,7 +2,7 @@
 
 `score(rows)` takes one `Scored` row per question (its gold operation, answer and whether the
 answer was right) and gives the accuracy with a 95 % interval from resampling tables with
-replacement (`evaluation.by_workbook.bootstrap_rate`, a table standing for a workbook: the
+replacement (`fortap.metrics.bootstrap.bootstrap_rate`, a table standing for a workbook: the
 questions of one table are alike), the accuracy per gold operation and per answer type
 (number, text, list), and the share of questions whose gold cells survived the input's cut
 (the ceiling) where that is known.
@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fortap.evaluation.by_workbook import Tally, bootstrap_rate
+from fortap.metrics.bootstrap import Tally, bootstrap_rate
 from fortap.tasks.table_qa.matching import to_value
 
 

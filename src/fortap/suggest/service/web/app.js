@@ -18,6 +18,7 @@ const state = {
   rows: 0, cols: 0,  // rows and columns drawn: the used range and a little room below/right
   open: null,        // {row, col, list, hi} while the suggestion panel shows
   ask: 0,            // id of the latest suggest request; older answers are dropped
+  unsaved: false,    // formulas were accepted since the last download
 };
 
 function letters(col) {
@@ -39,8 +40,11 @@ function status(text, error = false) {
   el.classList.toggle("error", error);
 }
 
+// The server's per-start token, written into the page; every request that changes state sends it.
+const TOKEN = document.querySelector('meta[name="fortap-token"]').content;
+
 async function api(method, path, body) {
-  const init = { method, headers: {} };
+  const init = { method, headers: { "X-Fortap-Token": TOKEN } };
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -80,8 +84,10 @@ async function upload(file) {
   form.append("file", file);
   try {
     const book = await api("POST", "/workbooks", form);
-    if (state.book) api("DELETE", `/workbooks/${state.book.id}`).catch(() => {});
+    // a workbook with accepted formulas not yet downloaded is kept: the server never evicts it
+    if (state.book && !state.unsaved) api("DELETE", `/workbooks/${state.book.id}`).catch(() => {});
     state.book = book;
+    state.unsaved = false;
   } catch (err) {
     status(err.message, true);
     return;
@@ -92,6 +98,7 @@ async function upload(file) {
   pick.disabled = false;
   const dl = $("download");
   dl.href = `/workbooks/${book.id}/download`;
+  dl.onclick = () => { state.unsaved = false; };
   dl.hidden = false;
   const notes = $("not-kept");
   notes.hidden = book.not_kept.length === 0;
@@ -356,6 +363,7 @@ async function accept(i) {
   const value = done.error || (done.value ?? pick.value);
   const old = state.cells.get(`${row},${col}`) || { row, col, number_format: "General", bold: false };
   state.cells.set(`${row},${col}`, { ...old, a1: done.cell, formula: done.formula, value, accepted: true });
+  state.unsaved = true;
   status(`${sheet}!${done.cell} ${done.formula} accepted (${display({ value, number_format: "General" })}); download to keep it.`);
   state.tiles = new Set(); // cells that depend on this one have new values: fetch again as seen
   render();

