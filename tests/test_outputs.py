@@ -65,6 +65,7 @@ COMMANDS = {
     "evaluate": lambda tmp, book: ["evaluate", "formula-prediction", tmp / "t.jsonl"],
     "audit": lambda tmp, book: ["audit", book],
     "demo": lambda tmp, book: ["demo"],
+    "train-ranker": lambda tmp, book: ["train-ranker", book],
 }
 
 

@@ -131,6 +131,13 @@ def train_ranker_command(
             "gold's sketch alone counts as half right (e.g. paper); none by default."
         ),
     ] = "",
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            help="Empty a non-empty OUT first when it is not this command's own run (otherwise "
+            "refused; its own run, a ranker folder, is replaced)."
+        ),
+    ] = False,
 ) -> None:
     """Train the suggestion ranker (LightGBM lambdarank) leave-one-out on one side's workbooks."""
     from fortap.errors import FortapError
@@ -157,6 +164,9 @@ def train_ranker_command(
             f"settings listed, and --side train or dev (got {settings!r}, "
             f"{sketch_label!r}, {per_book}, {paper_per_book}, {side!r})"
         )
+    from fortap.outputs import claim_folder
+
+    claim_folder(out, "train-ranker", overwrite, inputs=tuple(paths))
     info = train(paths, out, cfg)
     typer.echo(
         f"ranker written to {out}: {info['queries']} queries from {info['books']} workbooks "
