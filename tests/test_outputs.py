@@ -4,6 +4,7 @@ and resumes its own run (`fortap.outputs`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -14,6 +15,10 @@ from typer.testing import CliRunner
 from fortap.cli import app
 from fortap.errors import FortapError
 from fortap.outputs import MARKER, atomic_path, check_file, claim_folder, file_part
+from fortap.table.io import write_jsonl
+
+from .suggest.engine_books import sales_book
+from .tasks.expense_table import expense_table
 
 
 def _book(path: Path) -> Path:
@@ -119,6 +124,106 @@ def test_audit_overwrite_replaces_and_a_rerun_replaces_its_own_report(tmp_path, 
         "sheet1-Budget.png",
     ]
     assert _run("audit", book, "-o", out).exit_code == 0  # its own report: written again
+
+
+# each folder command's tiny real run: its arguments besides -o (from the module's inputs), the
+# file it writes, and the folders whose files a resumed run leaves as they were (none: the run is
+# written again)
+TRAIN = ["--no-progress", "--threads", "1"]
+RUNS = {
+    "ingest": (lambda i: ["ingest", i["book"]], "report.json", ()),
+    "build-corpus": (
+        lambda i: ["build-corpus", i["tables"], "--no-progress"],
+        "index.json",
+        ("tasks", "shards"),
+    ),
+    "pretrain": (
+        lambda i: (
+            ["pretrain", "--tables", i["tables"], "--steps", "1", *TRAIN]
+            + ["--set", "data.eval_tables=2"]
+        ),
+        "encoder/model.safetensors",
+        ("checkpoints",),
+    ),
+    "finetune": (
+        lambda i: (
+            ["finetune", "formula-prediction", i["tables"], "--steps", "2", *TRAIN]
+            + ["--set", "training.dev_checks=0"]
+        ),
+        "model/head.safetensors",
+        ("training",),
+    ),
+    "evaluate": (
+        lambda i: (
+            ["evaluate", "formula-prediction", i["tables"], "--model", i["model"]]
+            + ["--threads", "1"]
+        ),
+        "metrics.json",
+        (),
+    ),
+    "audit": (lambda i: ["audit", i["book"]], "report.md", ()),
+    "demo": (lambda i: ["demo"], "tables/report.json", ()),
+    "train-ranker": (lambda i: ["train-ranker", i["sales"]], "model.txt", ()),
+}
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, Path]:
+    """Four one-table workbooks' tables (the fallback split: 2 train, 1 dev, 1 test), a budget
+    workbook and a sales workbook with formulas (on train-ranker's train side)."""
+    folder = tmp_path_factory.mktemp("inputs")
+    tables = folder / "tables.jsonl"
+    write_jsonl(tables, [dataclasses.replace(expense_table(), book=f"{name}.xlsx")
+                         for name in "abcd"])  # fmt: skip
+    return {"tables": tables, "book": _book(folder / "budget.xlsx"),
+            "sales": sales_book(folder / "sales.xlsx")}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def finetuned(inputs, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("finetuned")
+    result = _run(*RUNS["finetune"][0](inputs), "-o", out)
+    assert result.exit_code == 0, result.output
+    return out / "model"
+
+
+def _files(out: Path, folders: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """(modification time, size) of every file under `out`'s `folders`."""
+    files = [p for folder in folders for p in sorted((out / folder).rglob("*")) if p.is_file()]
+    return {str(p.relative_to(out)): (p.stat().st_mtime_ns, p.stat().st_size) for p in files}
+
+
+@pytest.mark.parametrize("command", sorted(RUNS))
+def test_every_folder_command_empties_a_foreign_folder_with_overwrite_and_takes_its_own_run(
+    command, tmp_path, inputs, request, monkeypatch
+):
+    """--overwrite empties a foreign folder and the command writes its output there; a second
+    run into its own folder is taken without --overwrite (build-corpus, pretrain and finetune
+    resume: what the first run wrote is left as it was)."""
+    if command == "evaluate":
+        inputs = {**inputs, "model": request.getfixturevalue("finetuned")}
+    if command == "demo":  # the demo's books and ingest only: its training steps take a minute
+        from fortap.demo import run
+
+        real = run.run_demo
+        monkeypatch.setattr(run, "run_demo", lambda out: real(out, run.DemoConfig(formula=False)))
+    args, written, resumed = RUNS[command]
+    out = tmp_path / "out"
+    before = _foreign(out)
+    (out / "mine.txt").write_text("the user's notes\n")
+    done = _run(*args(inputs), "-o", out, "--overwrite")
+    assert done.exit_code == 0, done.output
+    assert not (out / "mine.txt").exists()
+    for name, text in before.items():  # gone, or the command's own file of that name
+        assert not (out / name).is_file() or (out / name).read_text() != text, name
+    assert (out / written).is_file(), sorted(p.name for p in out.iterdir())
+    assert json.loads((out / MARKER).read_text()) == {"command": command}
+    kept = _files(out, resumed)
+    assert kept or not resumed
+    again = _run(*args(inputs), "-o", out)
+    assert again.exit_code == 0, again.output
+    assert "not empty" not in again.output and (out / written).is_file()
+    assert _files(out, resumed) == kept  # resumed, not started over
 
 
 @pytest.mark.parametrize(
