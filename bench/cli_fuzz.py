@@ -89,7 +89,7 @@ def build_corpus(folder: Path) -> dict[str, Path]:
     # names Excel refuses but a file can still hold (openpyxl refuses to write them)
     _rename_sheet(files["slash_sheet"], "SLASH", "a/b")
     _rename_sheet(files["dots_sheet"], "DOTS", "../../x")
-    files["bomb"] = _cell_bomb(folder / "bomb.xlsx")
+    files["bomb"] = cell_bomb(folder / "bomb.xlsx")
     files["zip_bomb"] = _zip_bomb(folder / "zip_bomb.xlsx")
     raw = {
         "empty.xlsx": b"",
@@ -242,7 +242,9 @@ def targets(results: list[Result], fast: bool, max_mb: float) -> list[dict]:
             for n, v, t, met in rows]  # fmt: skip
 
 
-def _cell_bomb(path: Path, rows: int = 200_000, cols: int = 20) -> Path:
+def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool = False) -> Path:
+    """`rows` x `cols` cells of `<c><v>1</v></c>` in well under a MB; `dimension`: with an
+    honest `<dimension>` (else the reader must count the cells)."""
     import openpyxl
 
     plain = io.BytesIO()
@@ -255,8 +257,10 @@ def _cell_bomb(path: Path, rows: int = 200_000, cols: int = 20) -> Path:
                 dst.writestr(info.filename, src.read(info.filename))
                 continue
             with dst.open(info.filename, "w", force_zip64=True) as part:
+                last = f"{chr(ord('A') + cols - 1)}{rows}" if cols <= 26 else ""
+                ref = f'<dimension ref="A1:{last}"/>'.encode() if dimension and last else b""
                 part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
-                           b'.org/spreadsheetml/2006/main"><sheetData>')  # fmt: skip
+                           b'.org/spreadsheetml/2006/main">' + ref + b"<sheetData>")  # fmt: skip
                 for _ in range(rows // 1000):
                     part.write(row * 1000)
                 part.write(b"</sheetData></worksheet>")

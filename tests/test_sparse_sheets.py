@@ -9,15 +9,14 @@ RSS10 + 100 MB. Each side takes the faster of two runs, so a busy machine hits b
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import openpyxl
 import pytest
+from bench.cli_fuzz import cell_bomb
 from typer.testing import CliRunner
 
 from fortap.cli import app
@@ -71,28 +70,6 @@ def far_cell(path: Path, address: str = "XFD1048576") -> Path:
     ws["A1"] = "note"
     ws[address] = 5
     wb.save(path)
-    return path
-
-
-def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20) -> Path:
-    """4 M cells in well under a MB: `<c><v>1</v></c>` repeated, with an honest dimension."""
-    wb = openpyxl.Workbook()
-    wb.active.title = "Sheet1"
-    plain = io.BytesIO()
-    wb.save(plain)
-    src = zipfile.ZipFile(plain)
-    row = b"<row>" + b"<c><v>1</v></c>" * cols + b"</row>"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            if info.filename != "xl/worksheets/sheet1.xml":
-                dst.writestr(info.filename, src.read(info.filename))
-                continue
-            with dst.open(info.filename, "w", force_zip64=True) as part:
-                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
-                           b'.org/spreadsheetml/2006/main"><dimension ref="A1:T200000"/><sheetData>')  # fmt: skip
-                for _ in range(rows // 1000):
-                    part.write(row * 1000)
-                part.write(b"</sheetData></worksheet>")
     return path
 
 
@@ -153,7 +130,7 @@ def test_the_far_cell_is_typed_where_it_is(books, tiny_model, tmp_path):
 
 
 def test_a_cell_bomb_is_refused_before_its_cells_are_parsed(tmp_path):
-    bomb = cell_bomb(tmp_path / "bomb.xlsx")
+    bomb = cell_bomb(tmp_path / "bomb.xlsx", dimension=True)
     assert bomb.stat().st_size < 1_000_000
     code, seconds, rss, err = measure(["ingest", str(bomb), "-o", str(tmp_path / "out")], tmp_path)
     report = json.loads((tmp_path / "out" / "report.json").read_text())
