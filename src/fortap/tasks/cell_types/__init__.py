@@ -17,6 +17,9 @@ The path, module by module:
   class-weighted cross-entropy; `finetune`: through `training.loop.train`, resumable;
 - `metrics`: macro-F1 over the six classes pooled per fold, per-class F1, the confusion
   matrix, file-resampling intervals and paired gaps; `baselines`: majority and the forest;
+- `features`: each cell's features computed from a `Sheet` (`text_cues`, `layout`, `sums`),
+  SAUS's 43 where a sheet has them and fortap's own; `saus_source`: a SAUS sheet as a reader
+  gives its source file; `feature_models` and `boosted`: the forest and LightGBM on them;
 - `run`: `fortap finetune cell-types` / `fortap evaluate cell-types`; `show`: `fortap
   cell-types BOOK` types a real sheet, prints the grid and writes a PNG.
 

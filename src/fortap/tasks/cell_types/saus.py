@@ -65,6 +65,7 @@ class SausSheet:
     labels: tuple[tuple[int, ...], ...]  # (rows, cols) class index or NO_LABEL
     features: tuple[tuple[tuple[float, ...], ...], ...]  # (rows, cols, 43)
     feature_names: tuple[str, ...]
+    texts: tuple[tuple[str, ...], ...] = ()  # SAUS's `table_array`: each cell's text, stripped
 
     @property
     def key(self) -> str:
@@ -160,4 +161,5 @@ def _labelled(rec: dict, path: Path) -> SausSheet:
     }  # fmt: skip
     sheet = replace(sheet, cells={**sheet.cells, **blank})
     features = tuple(tuple(tuple(map(float, f)) for f in row) for row in rec["feature_array"])
-    return SausSheet(rec["file_name"], sheet, labels, features, tuple(rec["feature_names"]))
+    texts = tuple(tuple(str(t) for t in row) for row in rec["table_array"])
+    return SausSheet(rec["file_name"], sheet, labels, features, tuple(rec["feature_names"]), texts)
