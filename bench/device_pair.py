@@ -64,9 +64,11 @@ def run(
     work: Path,
     device: str = "cuda",
     smoke: bool = False,
+    workers: int = 4,
 ) -> int:
     """Unpack, then the runs (module doc) as parallel processes on one GPU; 1 when a run fails
-    within its first two minutes (a broken setup: everything stops, so the lease is not spent)."""
+    within its first two minutes (a broken setup: everything stops, so the lease is not spent).
+    Each pretraining run builds its batches in `workers` processes (`data.workers`)."""
     started = time.monotonic()
 
     def say(text: str) -> None:
@@ -100,6 +102,7 @@ def run(
               "--set", f"training.max_minutes={minutes}", "--set", "training.pace_by_clock=true",
               "--set", "training.save_every=0", "--set", "training.eval_every=0",
               "--set", "training.log_every=50", "--set", "optim.freeze_word_embeddings=true",
+              "--set", f"data.workers={workers}",
               *gpu])  # fmt: skip
     _start_tasks("minilm", [], work, start, gpu, smoke)
     done: dict[str, int] = {}
@@ -247,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--work", type=Path, default=None, help="default: a temporary folder")
     r.add_argument("--device", default="cuda")
     r.add_argument("--smoke", action="store_true", help="2 updates of each run (a setup check)")
+    r.add_argument(
+        "--workers",
+        type=int,
+        default=4,
+        help="batch-building processes per pretraining run (data.workers)",
+    )
     c = sub.add_parser("collect")
     c.add_argument("files_at", type=Path)
     c.add_argument("--corpus", type=Path, default=REPO / "runs/table_qa/clean/corpus")
@@ -263,7 +272,16 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         work = args.work or Path(tempfile.mkdtemp(prefix="pair-"))
         work.mkdir(parents=True, exist_ok=True)
-        return run(args.carry, args.minutes, args.deadline, out, work, args.device, args.smoke)
+        return run(
+            args.carry,
+            args.minutes,
+            args.deadline,
+            out,
+            work,
+            args.device,
+            args.smoke,
+            args.workers,
+        )
     pack.collect(args.files_at, args.corpus, args.dest)
     if args.json is not None:
         write_json(args.json, json.loads((args.dest / "exit_codes.json").read_text()))
