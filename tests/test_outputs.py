@@ -243,6 +243,16 @@ def test_audit_refuses_an_unwritable_output_before_the_audit_runs(where, message
     assert "Traceback" not in result.output and "typed numbers read" not in result.output
 
 
+def test_release_refuses_a_foreign_folder_before_reading_the_run(tmp_path):
+    out = tmp_path / "out"
+    before = _foreign(out)
+    result = _run("release", tmp_path / "no-run", "-o", out, "--corpus", tmp_path / "no-corpus")
+    _refused(result, out)
+    assert _contents(out) == before
+    text = " ".join(_run("release", "--help").output.replace("│", " ").split())
+    assert "--overwrite" in text and "own run" in text, text
+
+
 def test_formula_report_refuses_an_existing_file_unless_overwrite(tmp_path):
     src = tmp_path / "formulas.txt"
     src.write_text("SUM(A1:A3)\n")

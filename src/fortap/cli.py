@@ -521,12 +521,16 @@ def release(
         typer.Option(help="Tables to measure on (default: the split's data folders, ingested)."),
     ] = None,
     threads: ThreadsOption = 0,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Release a formula-prediction run: its model in bfloat16, the split and the settings that
-    decide its test metrics, measured from the stored weights (check it with check-model)."""
+    decide its test metrics, measured from the stored weights (check it with check-model).
+
+    OUT holding anything but an earlier release is refused unless --overwrite."""
     from fortap.tasks.formula_prediction.release import release as make_release
 
     _set_threads(threads)
+    _claim(out, "release", overwrite, (run,))
     report = make_release(run, out, corpus, tables)
     for r in report.rows():
         typer.echo(f"{r['metric']}: run {r['reference']:.4f}, stored {r['stored']:.4f}")

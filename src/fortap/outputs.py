@@ -38,6 +38,7 @@ OWN_RUN: dict[str, tuple[str, ...]] = {
     "evaluate": ("metrics.json",),
     "audit": ("report.md",),
     "train-ranker": ("model.txt",),
+    "release": ("release.json",),
 }
 
 

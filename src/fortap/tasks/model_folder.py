@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,14 +117,6 @@ def data_name(path: str | Path) -> str:
     return os.path.relpath(Path(path).resolve(), REPO)
 
 
-def finetune_command(task: str, data: str, cfg) -> str:
-    """The `fortap finetune` command that makes `cfg` (each non-default key a `--set`)."""
-    from fortap.tasks.run_config import overrides_of
-
-    sets = " ".join(f"--set {shlex.quote(o)}" for o in overrides_of(cfg))
-    return f"fortap finetune {task} {data} -o OUT {sets}".rstrip()
-
-
 def data_path(name: str) -> Path:
     """The data a folder names (`data_name`), found again from the repository."""
     return (REPO / name).resolve()
@@ -137,8 +128,8 @@ def write_card(
     """A README.md card: what the model is, its data, the command that made it, its metrics."""
     text = [f"# {title}", "", f"Data: `{data}` (relative to the repository).", "",
             "Made by (OUT/model):", "", f"    {command}", "", *lines, "",
-            f"Check it: `fortap check-model {Path(directory).name}` re-scores it and compares "
-            f"with `{METRICS}`.", ""]  # fmt: skip
+            f"Check it: `fortap check-model` on this folder re-scores it and compares with "
+            f"`{METRICS}`.", ""]  # fmt: skip
     (Path(directory) / CARD).write_text("\n".join(text))
 
 
@@ -146,15 +137,14 @@ def write_card(
 class CheckReport:
     """A folder re-scored: per metric its stored value and today's (`rows`)."""
 
-    directory: str
     rows: list[dict]  # {"metric", "stored", "now", "diff"}
     extra_targets: list[dict] = dataclasses.field(default_factory=list)  # task-specific checks
 
     @staticmethod
-    def of(directory, stored: dict, now: dict, names: Sequence[str]) -> CheckReport:
+    def of(stored: dict, now: dict, names: Sequence[str]) -> CheckReport:
         rows = [{"metric": n, "stored": stored[n], "now": now[n], "diff": now[n] - stored[n]}
                 for n in names]  # fmt: skip
-        return CheckReport(str(directory), rows)
+        return CheckReport(rows)
 
     def targets(self) -> list[dict]:
         out = [{"name": f"{r['metric']} within {TOLERANCE} of the stored value",

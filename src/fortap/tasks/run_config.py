@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -68,6 +69,13 @@ def build(cls: type[C], data: dict[str, Any], where: str, prefix: str = "") -> C
     except (TypeError, ValueError) as err:
         section = prefix.rstrip(".") or "run config"
         raise ConfigError(f"{where}: {section}: {err}") from None
+
+
+def finetune_command(task: str, data: str, cfg: Any) -> str:
+    """The `fortap finetune` command that makes `cfg` (each non-default key a `--set`), as a
+    model card gives it."""
+    sets = " ".join(f"--set {shlex.quote(o)}" for o in overrides_of(cfg))
+    return f"fortap finetune {task} {data} -o OUT {sets}".rstrip()
 
 
 def overrides_of(cfg: Any) -> list[str]:

@@ -31,7 +31,7 @@ from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
 from fortap.tasks.cell_types.saus import SausSheet, read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
 from fortap.tasks.recipe import start_encoder
-from fortap.tasks.run_config import config_dict
+from fortap.tasks.run_config import config_dict, finetune_command
 
 METRICS = "metrics.json"
 
@@ -107,7 +107,7 @@ def write_model_metrics(folder: Path, data, record: dict, cfg: CellTypesRunConfi
         folder,
         "Cell types on SAUS",
         name,
-        model_folder.finetune_command("cell-types", name, cfg),
+        finetune_command("cell-types", name, cfg),
         lines,
     )
 
@@ -126,7 +126,7 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     with tempfile.TemporaryDirectory() as out:
         now = run_evaluate(data, out, cfg, Console(quiet=True))["scores"]
     names = ("macro_f1", "derived_f1")
-    return model_folder.CheckReport.of(folder, stored["scores"], now, names)
+    return model_folder.CheckReport.of(stored["scores"], now, names)
 
 
 def run_evaluate(paths, out, cfg: CellTypesRunConfig | None = None, console: Console | None = None):

@@ -145,7 +145,7 @@ def check_folder(dest: Path, tables: Sequence[str | Path] = ()) -> CheckReport:
     parsed = report.printable()
     printable = {"name": "top-5 candidates that parse and print", "value": parsed["share"],
                  "target": 1.0, "met": parsed["share"] == 1.0}  # fmt: skip
-    return CheckReport(str(dest), rows, [printable])
+    return CheckReport(rows, [printable])
 
 
 def ingest_split_books(dest: Path, tmp: Path) -> Path:

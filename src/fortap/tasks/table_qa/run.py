@@ -21,7 +21,7 @@ from rich.console import Console
 from fortap.errors import FortapError
 from fortap.tasks import model_folder
 from fortap.tasks.recipe import start_encoder
-from fortap.tasks.run_config import config_dict
+from fortap.tasks.run_config import config_dict, finetune_command
 from fortap.tasks.table_qa.checkpoint import load_qa_model, save_qa_model
 from fortap.tasks.table_qa.config import DEV_ACCURACY, QAEvaluation, QARunConfig
 from fortap.tasks.table_qa.evaluate import evaluate_splits, model_rows, write_outputs
@@ -87,7 +87,7 @@ def write_model_metrics(folder: Path, data, systems: dict, cfg: QARunConfig) -> 
         folder,
         "Table QA on HiTab",
         name,
-        model_folder.finetune_command("table-qa", name, cfg),
+        finetune_command("table-qa", name, cfg),
         ["Metrics:", "", *lines],
     )
 
@@ -106,7 +106,7 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     with tempfile.TemporaryDirectory() as out:
         now = run_evaluate(data, out, cfg, Console(quiet=True))["dev"]["model"]
     name = "dev execution accuracy"
-    return model_folder.CheckReport.of(folder, {name: dev["accuracy"]}, {name: now["accuracy"]},
+    return model_folder.CheckReport.of({name: dev["accuracy"]}, {name: now["accuracy"]},
                                        [name])  # fmt: skip
 
 
