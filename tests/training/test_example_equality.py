@@ -41,6 +41,8 @@ def fingerprint(example) -> str:
     plain = lambda v: v.to_json() if isinstance(v, FormulaTargets) else v  # noqa: E731
     data = {name: getattr(example, name) for name in FIELDS}
     data["targets"] = {k: plain(v) for k, v in data["targets"].items()}
+    # the book is a path on this machine; only its name is the same on every checkout
+    data["meta"] = {**data["meta"], "book": Path(data["meta"]["book"]).name}
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
