@@ -27,3 +27,15 @@ def test_missing_and_empty_inputs_are_named(tmp_path: Path) -> None:
         table_inputs([tmp_path / "nope"])
     with pytest.raises(FortapError, match="no Table JSONL or HiTab JSON files in"):
         table_inputs([tmp_path])
+
+
+def test_the_output_marker_of_a_folder_is_not_a_table(tmp_path: Path) -> None:
+    """`fortap ingest -o D` claims D with a marker; `build-corpus D` must not read it."""
+    from fortap.outputs import claim_folder
+
+    ingest = tmp_path / "ingest"
+    claim_folder(ingest, "ingest")
+    (ingest / "tables.jsonl").write_text("")
+    (ingest / "report.json").write_text("{}")
+
+    assert table_inputs([ingest]) == ([ingest / "tables.jsonl"], [])

