@@ -3,7 +3,7 @@ comparisons fine-tuned from it on that GPU, in one lease of a GPU machine.
 
     .venv/bin/python bench/device_pair.py prepare [--corpus C] [--out .carry/pair]     (here)
     python3 bench/device_pair.py run [--carry .carry/pair] [--minutes 3] [--deadline 500]  (GPU)
-        [--work DIR (default: a temporary folder)]
+        [--seeds 3] [--workers 2] [--parallel 12] [--bench] [--work DIR (default: a temporary folder)]
     .venv/bin/python bench/device_pair.py collect FILES_AT [--corpus C] [--dest runs/pair] (here)
 
 C is a corpus built without HiTab's folder (the first two steps of
@@ -15,18 +15,24 @@ MiniLM's weights cut to fit: every tensor in bf16 and the word table only at the
 corpus and the two tasks' examples use (found by building every example of both tasks). The
 other rows are zero and never read.
 
-`run` rebuilds a MiniLM package from them (`unpack`), pretrains both encoders side by side for
-`--minutes` each, with the word table frozen (so the encoders differ from MiniLM only outside
-it), and meanwhile fine-tunes from `minilm`; then from `tuta` and `fortap`: cell types (5
-folds, the task's default budget) and table QA (`QA_STEPS` updates), all on the GPU (bf16
-autocast). It writes to $OUT as runs finish: `runs.tar.gz` (each run's metrics, predictions,
-report and training log), each encoder without its word table (two bf16 files each) and
-`run.log` (without $OUT: into runs/pair-out). A run not finished by `--deadline` seconds is stopped and reported as such; a run
-failing in its first two minutes stops everything (a broken setup). `collect` rebuilds the
-encoders with the word table the runs read into DEST/encoders/{tuta,fortap}-minilm-gpu and
-unpacks the runs into DEST; `bench/cell_types.py --runs DEST/cell_types` and
-`bench/table_qa.py --run NAME=DEST/table_qa/ENCODER ...` score them; `collect --json PATH`
-writes each run's exit code and whether every planned run finished.
+`run` rebuilds a MiniLM package from them (`unpack`). With `--bench` it first runs
+`bench/pretrain_throughput.py --device-rows` alone on the card (`bench/throughput.json`). Then it
+pretrains `--seeds` encoders of each recipe (TUTA and ForTaP, `tuta-s0`, `fortap-s0`, ...) all
+at once for `--minutes` each, with the word table frozen (so the encoders differ from MiniLM
+only outside it) and `--workers` batch-building processes each, and meanwhile fine-tunes from
+`minilm`; then from each encoder as it lands, seed 0 first, at most `--parallel` fine-tunes at
+a time: cell types (5 folds) and table QA, each at its task's default budget, with the word
+table frozen, all on the GPU (bf16 autocast). It writes to $OUT as runs finish: `runs.tar.gz`
+(each run's metrics, predictions, report and training log, and the exported encoders'
+configs), `fortap-small-part{0,1}.safetensors` (`fortap-s0` without its word table, in bf16),
+the table-QA run best on dev (`table-qa-part{0,1}.safetensors` and `table-qa.tar`, the rest of
+its model folder) and `run.log` (without $OUT: into runs/pair-out). A run not finished by
+`--deadline` seconds is stopped and reported as such; a run failing in its first two minutes
+stops everything (a broken setup). `collect` writes `models/encoders/fortap-small` (stored as
+the difference from MiniLM, `ModelConfig.words_from`) and DEST/table-qa (the exported model
+folder, likewise) and unpacks the runs into DEST; `bench/pretrain_seeds.py DEST` makes the
+seeds table, and `collect --json PATH` writes each run's exit code and whether every planned
+run finished.
 """
 
 from __future__ import annotations
@@ -48,9 +54,14 @@ from pathlib import Path
 from helpers.pair_common import PRETRAIN, WORDS
 from helpers.paths import REPO, RUNS
 
-ENCODERS = ("minilm", "tuta", "fortap")
 FOLDS = (0, 1, 2, 3, 4)
-QA_STEPS = 1200  # of the task's 2,000: what fits the lease beside the pretraining (all rows alike)
+SHIP = "fortap-s0"  # the pretraining run whose encoder is exported as fortap-small
+TUNE = ["--set", "optim.freeze_word_embeddings=true"]  # every fine-tune: the table stays MiniLM's
+
+
+def encoders(seeds: int) -> list[str]:
+    """The pretraining runs: each recipe of `PRETRAIN` once per seed, seed-major."""
+    return [f"{name}-s{k}" for k in range(seeds) for name in PRETRAIN]
 
 
 # ---------------------------------------------------------------- run (on the GPU machine)
@@ -64,11 +75,16 @@ def run(
     work: Path,
     device: str = "cuda",
     smoke: bool = False,
-    workers: int = 4,
+    workers: int = 2,
+    seeds: int = 3,
+    parallel: int = 12,
+    bench: bool = False,
 ) -> int:
-    """Unpack, then the runs (module doc) as parallel processes on one GPU; 1 when a run fails
-    within its first two minutes (a broken setup: everything stops, so the lease is not spent).
-    Each pretraining run builds its batches in `workers` processes (`data.workers`)."""
+    """Unpack; the throughput bench alone on the card (`bench`); then the runs (module doc) as
+    processes on one GPU: every pretraining run at once, and the fine-tunes queued, at most
+    `parallel` at a time, MiniLM's first and then each encoder's as it lands (seed 0 first).
+    Returns 1 when a run fails within its first two minutes (a broken setup: everything stops,
+    so the lease is not spent)."""
     started = time.monotonic()
 
     def say(text: str) -> None:
@@ -79,92 +95,151 @@ def run(
     site = unpack(carry, work)
     env = {**os.environ, "PYTHONPATH": f"{site}:{REPO / 'src'}", "PYTHONUNBUFFERED": "1",
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # fmt: skip
+    say(f"unpacked in {time.monotonic() - started:.0f} s")
+    if bench:
+        _bench(work, out, env, smoke, say)
     fortap = [sys.executable, "-m", "fortap"]
     gpu = ["--set", f"training.device={device}", "--threads", "1", "--no-progress"]
     if smoke:  # a few updates of everything, to check the setup on a CPU
         gpu += ["--steps", "2"]
-    runs: dict[str, subprocess.Popen] = {}
+    runs: dict[str, tuple[subprocess.Popen, float]] = {}
+    queue: list[tuple[str, list[str]]] = []
 
     def start(name: str, args: list[str]) -> None:
-        folder = work / "runs" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / "stdout.txt", "w") as stdout:  # the child keeps its own handle
-            runs[name] = subprocess.Popen(fortap + args, env=env, cwd=REPO, stdout=stdout,
-                                          stderr=subprocess.STDOUT)  # fmt: skip
+        log = _log(work, name)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "w") as stdout:  # the child keeps its own handle
+            proc = subprocess.Popen(fortap + args, env=env, cwd=REPO, stdout=stdout,
+                                    stderr=subprocess.STDOUT)  # fmt: skip
+        runs[name] = (proc, time.monotonic())
         say(f"start {name}: {' '.join(args)}")
 
     corpus = work / "corpus"
-    for name, objectives in PRETRAIN.items():
-        start(f"pretrain/{name}", ["pretrain", "--config", "small", "--init", "minilm",
-              "--corpus", str(corpus), "--out", str(work / "runs" / "pretrain" / name),
-              *(["--steps", "20000"] if not smoke else []), *objectives, "--set", "objectives.mlm.weight=0.3",
+    pending = encoders(seeds)
+    for encoder in pending:
+        recipe, seed = encoder.rsplit("-s", 1)
+        start(f"pretrain/{encoder}", ["pretrain", "--config", "small", "--init", "minilm",
+              "--corpus", str(corpus), "--out", str(work / "runs" / "pretrain" / encoder),
+              *(["--steps", "20000"] if not smoke else []), *PRETRAIN[recipe],
+              "--set", "objectives.mlm.weight=0.3", "--set", f"training.seed={seed}",
               "--set", "training.batch_size=32", "--set", "training.grad_accum=1",
               "--set", f"training.max_minutes={minutes}", "--set", "training.pace_by_clock=true",
               "--set", "training.save_every=0", "--set", "training.eval_every=0",
               "--set", "training.log_every=50", "--set", "optim.freeze_word_embeddings=true",
               "--set", f"data.workers={workers}",
               *gpu])  # fmt: skip
-    _start_tasks("minilm", [], work, start, gpu, smoke)
+    queue += _tasks("minilm", [], work, gpu, smoke)
     done: dict[str, int] = {}
-    pending_encoders = set(PRETRAIN)
-    while runs:
+    while runs or queue:
+        while queue and sum(not n.startswith("pretrain/") for n in runs) < parallel:
+            start(*queue.pop(0))
         time.sleep(2)
-        for name, proc in list(runs.items()):
+        for name, (proc, since) in list(runs.items()):
             code = proc.poll()
             if code is None:
                 continue
             del runs[name]
             done[name] = code
-            say(f"end {name}: exit {code}")
+            say(f"end {name}: exit {code} after {time.monotonic() - since:.0f} s")
             if code and time.monotonic() - started < 120:  # a broken setup: stop at once
-                say(_tail(work / "runs" / name / "stdout.txt"))
-                for other in runs.values():
+                say(_tail(_log(work, name)))
+                for other, _ in runs.values():
                     other.kill()
                 _write_results(work, out, done, say)
                 return 1
             encoder = name.removeprefix("pretrain/")
-            if encoder in pending_encoders:
-                pending_encoders.discard(encoder)
+            if encoder in pending:
+                pending.remove(encoder)
                 if code == 0:
-                    _export_encoder(work / "runs" / name / "encoder", out, encoder)
+                    if encoder == SHIP:
+                        _export_encoder(work / "runs" / name / "encoder", out, "fortap-small",
+                                        work / "runs" / "exports")  # fmt: skip
                     ckpt = ["--checkpoint", str(work / "runs" / name / "encoder")]
-                    _start_tasks(encoder, ckpt, work, start, gpu, smoke)
+                    queue += _tasks(encoder, ckpt, work, gpu, smoke)
+                    queue.sort(key=lambda job: _seed_of(job[0]))  # seed 0's first
             _write_results(work, out, done, say)
         if time.monotonic() - started > deadline:
-            for name, proc in runs.items():
+            for name, (proc, _) in runs.items():
                 proc.kill()
                 done[name] = -9
                 say(f"stopped at the deadline: {name}")
+            for name, _ in queue:
+                done[name] = -1
+                say(f"not started by the deadline: {name}")
             break
+    _export_best_qa(work, out, done, say)
     _write_results(work, out, done, say)
     return 0
 
 
-def _start_tasks(
-    encoder: str, ckpt: list[str], work: Path, start, gpu: list[str], smoke: bool
-) -> None:
+def _log(work: Path, name: str) -> Path:
+    """A run's stdout (outside its -o folder, which the run claims empty)."""
+    return work / "runs" / "logs" / f"{name.replace('/', '__')}.txt"
+
+
+def _seed_of(name: str) -> int:
+    """A run's pretraining seed (MiniLM's runs: -1, they go first)."""
+    encoder = name.split("/")[1]
+    return int(encoder.rsplit("-s", 1)[1]) if "-s" in encoder else -1
+
+
+def _bench(work: Path, out: Path, env: dict, smoke: bool, say) -> None:
+    """`bench/pretrain_throughput.py --device-rows` on the card before anything else runs."""
+    steps = ["--steps", "2", "--large-batch", "4"] if smoke else ["--steps", "150"]
+    folder = work / "runs" / "bench"  # travels in runs.tar.gz
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, str(REPO / "bench" / "pretrain_throughput.py"), "--corpus",
+            str(work / "corpus"), "--device-rows", "--workers", "8", *steps,
+            "--json", str(folder / "throughput.json")]  # fmt: skip
+    begun = time.monotonic()
+    bench_env = {**env, "OMP_NUM_THREADS": str(os.cpu_count() or 1)}
+    with open(folder / "throughput.txt", "w") as stdout:
+        code = subprocess.run(argv, env=bench_env, cwd=REPO / "bench", stdout=stdout,
+                              stderr=subprocess.STDOUT, timeout=240, check=False).returncode  # fmt: skip
+    say(f"throughput bench: exit {code} after {time.monotonic() - begun:.0f} s")
+
+
+def _tasks(encoder: str, ckpt: list[str], work: Path, gpu: list[str], smoke: bool) -> list:
+    """(name, argv) of an encoder's fine-tunes: cell types on each fold, then table QA (its
+    default budget: 2,000 updates, 4 dev checks, the dev-best state kept)."""
     data = work / "data"
     qa = ["--set", "data.max_train=24", "--set", "evaluation.max_dev=8",
-          "--set", "evaluation.splits=[]"] if smoke else ["--steps", str(QA_STEPS)]  # fmt: skip
+          "--set", "evaluation.splits=[dev]"] if smoke else []  # fmt: skip
+    jobs = []
     for k in FOLDS[:1] if smoke else FOLDS:
-        start(f"cell_types/{encoder}/fold-{k}", ["finetune", "cell-types", str(data / "saus_ctc"),
-              "-o", str(work / "runs" / "cell_types" / encoder / f"fold-{k}"),
-              "--encoder", encoder, *ckpt, "--set", f"data.fold={k}", *gpu])  # fmt: skip
-    start(
-        f"table_qa/{encoder}",
-        [
-            "finetune",
-            "table-qa",
-            str(data / "hitab"),
-            "-o",
-            str(work / "runs" / "table_qa" / encoder),
-            "--encoder",
-            encoder,
-            *ckpt,
-            *gpu,
-            *qa,
-        ],
-    )
+        jobs.append((f"cell_types/{encoder}/fold-{k}", ["finetune", "cell-types",
+                     str(data / "saus_ctc"), "-o",
+                     str(work / "runs" / "cell_types" / encoder / f"fold-{k}"),
+                     "--encoder", encoder.split("-s")[0], *ckpt, "--set", f"data.fold={k}",
+                     *TUNE, *gpu]))  # fmt: skip
+    jobs.append((f"table_qa/{encoder}", ["finetune", "table-qa", str(data / "hitab"), "-o",
+                 str(work / "runs" / "table_qa" / encoder), "--encoder", encoder.split("-s")[0],
+                 *ckpt, *TUNE, *gpu, *qa]))  # fmt: skip
+    return jobs
+
+
+def _export_best_qa(work: Path, out: Path, done: dict[str, int], say) -> None:
+    """The finished table-QA run best on dev: its encoder without the word table (two bf16
+    files) and the rest of its model folder (`table-qa.tar`)."""
+    best, best_acc = None, -1.0
+    for name, code in done.items():
+        folder = work / "runs" / name
+        if not name.startswith("table_qa/") or code or not (folder / "metrics.json").is_file():
+            continue
+        systems = json.loads((folder / "metrics.json").read_text())["systems"]
+        acc = systems.get("dev", {}).get("model", {}).get("accuracy", -1.0)
+        if acc > best_acc:
+            best, best_acc = folder, acc
+    if best is None:
+        say("no table-QA run finished: none exported")
+        return
+    model = best / "model"
+    _export_encoder(model / "encoder", out, "table-qa", work / "runs" / "exports")
+    with tarfile.open(out / "table-qa.tar", "w") as tar:
+        for f in sorted(model.rglob("*")):
+            if f.is_file() and f.name != "model.safetensors":
+                tar.add(f, arcname=str(f.relative_to(model)))
+    say(f"exported table-QA {best.name} (dev accuracy {best_acc:.3f})")
 
 
 def unpack(carry: Path, work: Path) -> Path:
@@ -202,8 +277,9 @@ def unpack(carry: Path, work: Path) -> Path:
     return site
 
 
-def _export_encoder(folder: Path, out: Path, name: str) -> None:
-    """The encoder without its word table, in bf16, as two files of under 16 MiB."""
+def _export_encoder(folder: Path, out: Path, name: str, exports: Path) -> None:
+    """The encoder without its word table, in bf16, as two files of under 16 MiB; its config
+    into `exports` (work/runs/exports, which travels in runs.tar.gz)."""
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -215,7 +291,8 @@ def _export_encoder(folder: Path, out: Path, name: str) -> None:
         narrow = {k: (tensors[k].to(torch.bfloat16) if tensors[k].dtype == torch.float32
                       else tensors[k]).contiguous() for k in chunk}  # fmt: skip
         save_file(narrow, str(out / f"{name}-part{part}.safetensors"))
-    shutil.copy(folder / "config.json", out / f"{name}-config.json")
+    exports.mkdir(parents=True, exist_ok=True)
+    shutil.copy(folder / "config.json", exports / f"{name}-config.json")
 
 
 def _write_results(work: Path, out: Path, done: dict[str, int], say) -> None:
@@ -227,9 +304,16 @@ def _write_results(work: Path, out: Path, done: dict[str, int], say) -> None:
         entry.size = len(info)
         tar.addfile(entry, io.BytesIO(info))
         for f in sorted((work / "runs").rglob("*")):
-            small = f.suffix in (".json", ".jsonl", ".md", ".txt") and f.stat().st_size < 8 << 20
-            if f.is_file() and small and "checkpoints" not in f.parts and "model" not in f.parts:
-                tar.add(f, arcname=str(f.relative_to(work / "runs")))
+            if "checkpoints" in f.parts or "model" in f.parts:
+                continue
+            try:  # a running run may replace or delete its files meanwhile
+                small = (
+                    f.suffix in (".json", ".jsonl", ".md", ".txt") and f.stat().st_size < 8 << 20
+                )
+                if f.is_file() and small:
+                    tar.add(f, arcname=str(f.relative_to(work / "runs")))
+            except FileNotFoundError:
+                continue
     (out / "runs.tar.gz").write_bytes(buffer.getvalue())
 
 
@@ -250,12 +334,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--work", type=Path, default=None, help="default: a temporary folder")
     r.add_argument("--device", default="cuda")
     r.add_argument("--smoke", action="store_true", help="2 updates of each run (a setup check)")
-    r.add_argument(
-        "--workers",
-        type=int,
-        default=4,
-        help="batch-building processes per pretraining run (data.workers)",
-    )
+    r.add_argument("--workers", type=int, default=2,
+                   help="batch-building processes per pretraining run (data.workers)")  # fmt: skip
+    r.add_argument("--seeds", type=int, default=3, help="pretraining seeds per recipe")
+    r.add_argument("--parallel", type=int, default=12, help="fine-tunes at a time")
+    r.add_argument("--bench", action="store_true",
+                   help="first bench/pretrain_throughput.py --device-rows, alone on the card")  # fmt: skip
     c = sub.add_parser("collect")
     c.add_argument("files_at", type=Path)
     c.add_argument("--corpus", type=Path, default=REPO / "runs/table_qa/clean/corpus")
@@ -272,16 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         work = args.work or Path(tempfile.mkdtemp(prefix="pair-"))
         work.mkdir(parents=True, exist_ok=True)
-        return run(
-            args.carry,
-            args.minutes,
-            args.deadline,
-            out,
-            work,
-            args.device,
-            args.smoke,
-            args.workers,
-        )
+        return run(args.carry, args.minutes, args.deadline, out, work, args.device, args.smoke,
+                   args.workers, args.seeds, args.parallel, args.bench)  # fmt: skip
     pack.collect(args.files_at, args.corpus, args.dest)
     if args.json is not None:
         write_json(args.json, json.loads((args.dest / "exit_codes.json").read_text()))
@@ -290,7 +366,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def write_json(path: Path, codes: dict[str, int]) -> None:
     """{results: a row per run with its exit code, targets: every planned run finished}."""
-    planned = len(PRETRAIN) + len(ENCODERS) * (len(FOLDS) + 1)
+    seeds = len({n.split("/")[1] for n in codes if n.startswith("pretrain/")})
+    planned = seeds + (seeds + 1) * (len(FOLDS) + 1)
     done = sum(code == 0 for code in codes.values())
     rows = [{"run": name, "exit": code} for name, code in sorted(codes.items())]
     goal = {"name": "runs finished", "value": done, "target": planned, "met": done == planned}

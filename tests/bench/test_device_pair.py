@@ -13,7 +13,7 @@ import sys
 import tarfile
 
 import torch
-from bench.device_pair import unpack, write_json
+from bench.device_pair import _seed_of, _tasks, encoders, unpack, write_json
 from safetensors.torch import load_file, save_file
 
 from helpers.pair_common import PRETRAIN, WORDS
@@ -73,10 +73,23 @@ def test_unpack_rebuilds_minilm_and_the_stand_ins(tmp_path):
 
 
 def test_write_json_counts_the_planned_runs(tmp_path):
-    planned = len(PRETRAIN) + 3 * 6  # two encoders; 3 starts x (5 cell-type folds + table QA)
-    codes = {f"run{i}": 0 for i in range(planned - 1)} | {"late": -9}
+    pretrain = [f"pretrain/{e}" for e in encoders(3)]  # 3 seeds x (TUTA, ForTaP)
+    planned = 6 + 7 * 6  # and 7 starts (MiniLM + six) x (5 cell-type folds + table QA)
+    codes = {n: 0 for n in pretrain} | {f"run{i}": 0 for i in range(planned - 7)} | {"late": -9}
     write_json(tmp_path / "j.json", codes)
     doc = json.loads((tmp_path / "j.json").read_text())
     assert doc["targets"] == [{"name": "runs finished", "value": planned - 1,
                                "target": planned, "met": False}]  # fmt: skip
     assert {"run": "late", "exit": -9} in doc["results"]
+
+
+def test_fine_tunes_are_queued_seed_by_seed_with_the_word_table_frozen(tmp_path):
+    assert encoders(2) == ["tuta-s0", "fortap-s0", "tuta-s1", "fortap-s1"]
+    jobs = _tasks("fortap-s1", ["--checkpoint", "C"], tmp_path, [], smoke=False)
+    jobs += _tasks("minilm", [], tmp_path, [], smoke=False)
+    jobs.sort(key=lambda job: _seed_of(job[0]))
+    assert [name for name, _ in jobs][:6] == [f"cell_types/minilm/fold-{k}" for k in range(5)] + [
+        "table_qa/minilm"]  # fmt: skip
+    for name, argv in jobs:
+        assert "optim.freeze_word_embeddings=true" in argv
+        assert argv[argv.index("--encoder") + 1] == ("minilm" if "minilm" in name else "fortap")

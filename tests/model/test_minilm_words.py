@@ -36,7 +36,9 @@ def test_a_bf16_table_is_rebuilt_rounded(minilm, tmp_path):
         embed_added_tokens(rounded.embeddings.word_embeddings.weight)
     rounded.save_pretrained(tmp_path, dtype=torch.bfloat16, words_from="minilm-bf16")
     back = FortapEncoder.from_pretrained(tmp_path)
-    assert torch.equal(back.embeddings.word_embeddings.weight, rounded.embeddings.word_embeddings.weight)
+    assert torch.equal(
+        back.embeddings.word_embeddings.weight, rounded.embeddings.word_embeddings.weight
+    )
     with pytest.raises(CheckpointError, match="differs from MiniLM"):
         rounded.save_pretrained(tmp_path / "other", words_from="minilm")
 
@@ -62,3 +64,13 @@ def _minilm_file():
     from fortap.model.minilm_words import minilm_dir
 
     return minilm_dir() / "model.safetensors"
+
+
+def test_an_encoder_loaded_without_its_table_saves_with_it(minilm, tmp_path):
+    minilm.save_pretrained(tmp_path / "lean", words_from="minilm")
+    loaded = FortapEncoder.from_pretrained(tmp_path / "lean")
+    loaded.save_pretrained(tmp_path / "whole")  # e.g. a fine-tuned model folder's encoder
+    assert WORD_EMBEDDINGS in read_tensors(tmp_path / "whole" / "model.safetensors")[0]
+    again = FortapEncoder.from_pretrained(tmp_path / "whole")
+    assert again.config.words_from == ""
+    assert torch.equal(again.embeddings.word_embeddings.weight, minilm.embeddings.word_embeddings.weight)

@@ -136,3 +136,16 @@ def effective_books(counts: Sequence[float]) -> float:
     Simpson index; 2 books of 50 targets -> 2.0, one of 98 and two of 1 -> 1.04)."""
     total, squares = sum(counts), sum(c * c for c in counts)
     return total * total / squares if squares else 0.0
+
+
+def t_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): Student's t interval of the mean of `values` (one number per run,
+    e.g. per pretraining seed); with one value the interval is unbounded."""
+    from scipy.stats import t
+
+    x = np.asarray(values, dtype=float)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, float("-inf"), float("inf")
+    half = float(t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return mean, mean - half, mean + half

@@ -117,7 +117,7 @@ class FortapEncoder(nn.Module):
                     f"{directory}: the word table differs from MiniLM's ({words_from}); "
                     "store it (words_from='') or train with the word table frozen"
                 )
-            config = dataclasses.replace(config, words_from=words_from)
+        config = dataclasses.replace(config, words_from=words_from)  # "" = the table is stored
         config.save(directory / CONFIG_FILE)
         save_state(state, directory / WEIGHTS_FILE, dtype)
 

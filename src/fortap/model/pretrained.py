@@ -29,7 +29,6 @@ from pathlib import Path
 
 import torch
 
-from fortap.errors import CheckpointError
 from fortap.model.config import ModelConfig
 from fortap.model.encoder import WEIGHTS_FILE, FortapEncoder
 from fortap.model.minilm_words import WORD_EMBEDDINGS, embed_added_tokens, minilm_dir

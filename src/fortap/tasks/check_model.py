@@ -34,6 +34,8 @@ def run_check_model(
         raise FortapError(f"check-model {folder}: the {name} task has no check")
     console.print(f"{folder}: a {name} model; re-scoring it (a few minutes on 2 cores)")
     report = found.check(folder, list(tables))
+    if report.what:
+        console.print(f"re-scored: {report.what}")
     view = RichTable(title=f"{folder}: stored metrics against a new scoring", title_justify="left")
     for head in ("metric", "stored", "now", "diff"):
         view.add_column(head, justify="left" if head == "metric" else "right")
@@ -44,5 +46,7 @@ def run_check_model(
         console.print(f"{'met' if t['met'] else 'NOT MET'}: {t['name']}: {t['value']:+.4f}")
     if json_path is not None:
         payload = {"results": report.rows, "targets": report.targets()}
+        if report.what:
+            payload["rescored"] = report.what
         json_path.write_text(json.dumps(payload, indent=1) + "\n")
     return report.passed

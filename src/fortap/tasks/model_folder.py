@@ -1,6 +1,6 @@
 """One folder layout for every fine-tuned model (formula prediction, cell types, table QA).
 
-    DIR/model.json        what the folder holds: {"format", "task", "inputs" (the
+    DIR/model.json        what the folder holds: {"format", "task", "kind", "inputs" (the
                           `SerializeConfig` its examples were built with), "head" (the head's
                           own config, e.g. the formula decoder's), "labels" (its classes or
                           operations, by name)}
@@ -10,8 +10,12 @@
     DIR/metrics.json      what the model measured, and on which data (`check` re-scores it)
     DIR/README.md         the card: data, the command that made it, metrics
 
-Nothing is unpickled: the weights are safetensors with checksums, the rest JSON. A folder
-built for another task, or with labels this version does not know, is refused by name. Each
+`kind` says which weights stand beside model.json: `encoder` (the two above; a folder without
+a kind is one) or a kind a task adds, which writes its own files through `write_meta` (cell
+types' `boosted`: a LightGBM text model over the extracted features, no encoder, `inputs`
+null). Nothing is unpickled: the weights are safetensors with checksums or a model's own text
+format, the rest JSON. A folder built for another task or of another kind, or with labels this
+version does not know, is refused by name. Each
 task's door into its folder is a class with `load` and `save` (`FormulaPredictor`,
 `CellTyper`, `TableAnswerer`); `fortap check-model DIR` reads `model.json`'s task and re-scores
 the folder against its `metrics.json` (`CHECKED`, the task's `check` entry point).
@@ -25,14 +29,17 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import torch
-from torch import nn
+from typing import TYPE_CHECKING
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
-from fortap.model.encoder import FortapEncoder
-from fortap.model.state_file import load_state, save_state
+
+if TYPE_CHECKING:  # torch is imported where weights are read or written: a folder of another
+    # kind (a LightGBM model) is read without it
+    import torch
+    from torch import nn
+
+    from fortap.model.encoder import FortapEncoder
 
 FORMAT = 1
 REPO = Path(__file__).resolve().parents[3]  # data is named relative to it (../shared/data/...)
@@ -40,14 +47,16 @@ MODEL_JSON, ENCODER, HEAD, METRICS, CARD = (
     "model.json", "encoder", "head.safetensors", "metrics.json", "README.md"
 )  # fmt: skip
 TOLERANCE = 0.005  # a re-scored metric may differ this much from the stored one
+ENCODER_KIND = "encoder"  # the kind of a folder with encoder/ and head.safetensors
 
 
 @dataclass(frozen=True)
 class FolderMeta:
     task: str  # the registry's name, e.g. "cell-types"
-    inputs: SerializeConfig
+    inputs: SerializeConfig | None  # None for a model that reads no sequences (a feature model)
     head: dict  # the head's own config (the formula decoder's; {} for fixed heads)
     labels: tuple[str, ...]  # the head's classes or operations, by name
+    kind: str = ENCODER_KIND  # which weights the folder holds (module doc)
 
 
 def save_folder(
@@ -56,11 +65,21 @@ def save_folder(
 ) -> Path:  # fmt: skip
     """Write `encoder`, `head` and `model.json` into `directory`; `dtype` (bfloat16 for a
     shipped model) narrows the float32 weights, which loading widens back."""
+    from fortap.model.state_file import save_state
+
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     encoder.save_pretrained(directory / ENCODER, dtype)
     save_state(head, directory / HEAD, dtype)
-    record = {"format": FORMAT, "task": meta.task, "inputs": dataclasses.asdict(meta.inputs),
+    return write_meta(directory, meta)
+
+
+def write_meta(directory: str | Path, meta: FolderMeta) -> Path:
+    """Write `meta` as `directory`'s model.json (the folder is created)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    inputs = dataclasses.asdict(meta.inputs) if meta.inputs is not None else None
+    record = {"format": FORMAT, "task": meta.task, "kind": meta.kind, "inputs": inputs,
               "head": meta.head, "labels": list(meta.labels)}  # fmt: skip
     (directory / MODEL_JSON).write_text(json.dumps(record, indent=1) + "\n")
     return directory
@@ -71,28 +90,45 @@ def folder_task(directory: str | Path) -> str:
     return _read(Path(directory))["task"]
 
 
-def read_meta(directory: str | Path, task: str, labels: Sequence[str] = ()) -> FolderMeta:
-    """`directory`'s model.json, refused unless it is a `task` model whose labels are `labels`
-    (when given), each by name."""
+def folder_kind(directory: str | Path) -> str:
+    """The kind of model a folder holds (its model.json; `ENCODER_KIND` when it names none)."""
+    return str(_read(Path(directory)).get("kind", ENCODER_KIND))
+
+
+def read_meta(
+    directory: str | Path, task: str, labels: Sequence[str] = (), kind: str = ENCODER_KIND
+) -> FolderMeta:
+    """`directory`'s model.json, refused unless it is a `task` model of `kind` whose labels are
+    `labels` (when given), each by name."""
     directory = Path(directory)
     record = _read(directory)
     if record["task"] != task:
         raise CheckpointError(f"{directory} holds a {record['task']} model, not a {task} model")
+    found = record.get("kind", ENCODER_KIND)
+    if found != kind:
+        raise CheckpointError(f"{directory} holds a {task} model of kind {found!r}, not {kind!r}")
     if labels and tuple(record.get("labels", ())) != tuple(labels):
         raise CheckpointError(f"{directory / MODEL_JSON}: trained on labels "
                               f"{record.get('labels')}, this fortap has {list(labels)}")  # fmt: skip
-    try:
-        inputs = SerializeConfig(**record["inputs"])
-    except (TypeError, ValueError, KeyError) as err:
-        raise CheckpointError(f"{directory / MODEL_JSON}: bad inputs: {err}") from None
-    return FolderMeta(task, inputs, dict(record.get("head", {})), tuple(record.get("labels", ())))
+    inputs = None
+    if kind == ENCODER_KIND or record.get("inputs") is not None:
+        try:
+            inputs = SerializeConfig(**record["inputs"])
+        except (TypeError, ValueError, KeyError) as err:
+            raise CheckpointError(f"{directory / MODEL_JSON}: bad inputs: {err}") from None
+    head, names = dict(record.get("head") or {}), tuple(record.get("labels", ()))
+    return FolderMeta(task, inputs, head, names, kind)
 
 
 def load_encoder(directory: str | Path) -> FortapEncoder:
+    from fortap.model.encoder import FortapEncoder
+
     return FortapEncoder.from_pretrained(Path(directory) / ENCODER)
 
 
 def load_head(head: nn.Module, directory: str | Path) -> nn.Module:
+    from fortap.model.state_file import load_state
+
     load_state(head, Path(directory) / HEAD)
     return head
 
@@ -139,12 +175,13 @@ class CheckReport:
 
     rows: list[dict]  # {"metric", "stored", "now", "diff"}
     extra_targets: list[dict] = dataclasses.field(default_factory=list)  # task-specific checks
+    what: str = ""  # which stored numbers were scored again, when not the obvious ones
 
     @staticmethod
-    def of(stored: dict, now: dict, names: Sequence[str]) -> CheckReport:
+    def of(stored: dict, now: dict, names: Sequence[str], what: str = "") -> CheckReport:
         rows = [{"metric": n, "stored": stored[n], "now": now[n], "diff": now[n] - stored[n]}
                 for n in names]  # fmt: skip
-        return CheckReport(rows)
+        return CheckReport(rows, what=what)
 
     def targets(self) -> list[dict]:
         out = [{"name": f"{r['metric']} within {TOLERANCE} of the stored value",

@@ -1,8 +1,12 @@
-"""A literal 4x4 sheet with labels, and literal SAUS records, for the cell-type tests."""
+"""A literal 4x4 sheet with labels, literal SAUS records, and a few real SAUS sheets, for the
+cell-type tests."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from dataclasses import replace
+from pathlib import Path
 
 from fortap.sheet.model import Cell, Region, Sheet
 from fortap.table.detect import build_table
@@ -62,3 +66,23 @@ def saus_record(file: str, sheet: str = "Data") -> dict:
                 [feature(indent=2.0, spaces=2.0), feature(top=1.0), feature(general=0.0)]]  # fmt: skip
     return {"file_name": file, "table_id": sheet, "table_array": texts, "annotations": labels,
             "feature_array": features, "feature_names": NAMES, "num_rows": 3, "num_cols": 3}  # fmt: skip
+
+
+def write_real_saus(data_dir: Path, folder: Path, n_files: int = 10) -> Path:
+    """The `n_files` SAUS files with the fewest labelled cells (one sheet each), copied line for
+    line from `data_dir`/saus_ctc into `folder`/saus.jl.gz, and folds.json putting them
+    round-robin into five folds; returns `folder`."""
+    lines: dict[str, tuple[int, str]] = {}
+    with gzip.open(data_dir / "saus_ctc" / "saus.jl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            labelled = sum(a is not None for row in rec["annotations"] for a in row)
+            if labelled and rec["file_name"] not in lines:
+                lines[rec["file_name"]] = (labelled, line)
+    files = sorted(lines, key=lambda f: (lines[f][0], f))[:n_files]
+    folder.mkdir(parents=True, exist_ok=True)
+    with gzip.open(folder / "saus.jl.gz", "wt", encoding="utf-8") as fh:
+        fh.writelines(lines[f][1] for f in files)
+    folds = [sorted(files[k::5]) for k in range(5)]
+    (folder / "folds.json").write_text(json.dumps({"folds": folds}))
+    return folder

@@ -76,8 +76,10 @@ def test_the_cli_names_what_it_needs(saus, tmp_path):
     assert result.exit_code == 1 and "one SAUS folder" in result.output
     result = CliRunner().invoke(app, ["evaluate", "cell-types", str(saus), "-o", str(tmp_path)])
     assert result.exit_code == 1 and "--model OUT/model" in result.output
-    result = CliRunner().invoke(app, ["cell-types", str(saus / "none.xlsx")])
-    assert result.exit_code == 1 and "--model FOLDER" in result.output
+    book = saus / "none.xlsx"
+    result = CliRunner().invoke(app, ["cell-types", str(book), "--model", str(saus / "missing")])
+    assert result.exit_code == 1 and "missing: does not exist" in result.output
+    assert "--model FOLDER" in result.output
 
 
 def test_cell_types_prints_the_typed_grid_of_a_real_workbook(finetuned, data_dir, tmp_path):
@@ -100,6 +102,7 @@ def test_cell_types_prints_the_typed_grid_of_a_real_workbook(finetuned, data_dir
     result = CliRunner().invoke(app, [*args, "--threads", "1"])
     assert result.exit_code == 0, result.output
     assert "Agaricus" in result.output and "types: metadata" in result.output
+    assert f"typed by {out / 'model'}: encoder: a 2-layer" in result.output.replace("\n", " ")
     assert png.stat().st_size > 10_000
 
 

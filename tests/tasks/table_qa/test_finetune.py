@@ -63,10 +63,10 @@ def first_question() -> str:
     return "how many people lived in ontario in 2016?"
 
 
-def test_ask_without_model_on_hitab_json(tmp_path):
+def test_ask_by_the_rule_on_hitab_json(tmp_path):
     hitab = write_hitab(tmp_path / "hitab")
     found = CliRunner().invoke(app, ["ask", str(hitab / "tables" / "raw" / "tiny.json"),
-                                     "how many people lived in ontario in 2016?"])  # fmt: skip
+                                     "how many people lived in ontario in 2016?", "--rule"])  # fmt: skip
     assert found.exit_code == 0, found.output
     assert found.output.splitlines()[:3] == [
         "answer: 50",
@@ -86,7 +86,7 @@ def test_ask_on_a_workbook_sheet(tmp_path):
         sheet.append(row)
     path = tmp_path / "population.xlsx"
     book.save(path)
-    answer = ask(read_table(path, "Population"), "how many people in Quebec in 2016?")
+    answer = ask(read_table(path, "Population"), "how many people in Quebec in 2016?", rule=True)
     lines = render(answer)
     assert lines[0] == "answer: 45" and lines[2].startswith("= C4 (")
     found = CliRunner().invoke(app, ["ask", str(path), "quebec 2016?", "--sheet", "Nope"])

@@ -51,7 +51,8 @@ def test_a_pretrained_encoder_must_list_its_books(tmp_path):
 def test_qa_encoders_saw_no_dev_or_test_table(data_dir):
     """The encoders the QA comparison uses: MiniLM (no table pretraining), every clean
     re-pretrained encoder under models/encoders/*-clean (its pretraining_books.json) and the
-    MiniLM-size pair of `bench/device_pair.py` (the books of models/encoders/gpu-pair). The
+    MiniLM-size pair of `bench/device_pair.py` (the books of models/encoders/gpu-pair), the
+    shipped fortap-small and the shipped table-QA model's encoder (their own lists). The
     tiny-1h encoders' corpus holds dev table 45 (45.xlsx, on its training side): they fail this
     check, so the QA comparison does not use them."""
     hitab = HitabSet(data_dir / "hitab")
@@ -60,6 +61,7 @@ def test_qa_encoders_saw_no_dev_or_test_table(data_dir):
         (p.name.split("-")[0], p) for p in sorted(encoders.glob("*-clean"))
     ]
     used += [(name, encoders / "gpu-pair") for name in ("tuta", "fortap")]  # bench/device_pair.py
+    used += [("fortap", encoders / "fortap-small"), ("tuta", REPO / "models" / "table-qa")]
     for name, folder in used:
         books = [b for b in encoder_books(name, folder, REPO) if "hitab" in str(b)]
         leaks, unread = find_leaks(books, hitab)
@@ -71,3 +73,12 @@ def test_qa_encoders_saw_no_dev_or_test_table(data_dir):
     ]
     leaks, _ = find_leaks(tiny_1h, hitab)
     assert {(x.table_id, x.split, Path(x.book).name) for x in leaks} == {("45", "dev", "45.xlsx")}
+
+
+def test_the_shipped_model_was_fine_tuned_on_no_dev_or_test_table(data_dir):
+    """models/table-qa was fine-tuned on HiTab's train split: no table of it is a dev or test
+    table."""
+    hitab = HitabSet(data_dir / "hitab")
+    ids = {s: {x.table_id for x in hitab.samples(s)} for s in ("train", "dev", "test")}
+    assert ids["train"] and not ids["train"] & (ids["dev"] | ids["test"])
+    assert "finetune table-qa ../shared/data/hitab" in (REPO / "models/table-qa/README.md").read_text()

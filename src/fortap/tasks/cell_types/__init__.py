@@ -20,8 +20,11 @@ The path, module by module:
 - `features`: each cell's features computed from a `Sheet` (`text_cues`, `layout`, `sums`),
   SAUS's 43 where a sheet has them and fortap's own; `saus_source`: a SAUS sheet as a reader
   gives its source file; `feature_models` and `boosted`: the forest and LightGBM on them;
-- `run`: `fortap finetune cell-types` / `fortap evaluate cell-types`; `show`: `fortap
-  cell-types BOOK` types a real sheet, prints the grid and writes a PNG.
+- `run`: `fortap finetune cell-types` / `fortap evaluate cell-types`, which `boosted_run` takes
+  over for `model.kind=boosted` (LightGBM as a model folder, the shipped `models/cell-types`);
+- `cell_typer`: `CellTyper.load`, the one door into a model folder of either kind
+  (`encoder_typer`, `boosted_typer`); `show`: `fortap cell-types BOOK` types a real sheet,
+  prints the grid and writes a PNG, or `--json`.
 
 **Formats.** The encoder reads the 11-dim `encoding.formats.format_vector` of each cell, which
 comes from the `CellStyle` that fortap's reader fills from a real workbook; on SAUS,

@@ -66,10 +66,17 @@ def fit(x: np.ndarray, y: np.ndarray, setting: Mapping, rounds: int, seed: int =
     return lgb.train(params, train, num_boost_round=rounds)
 
 
+def probabilities(booster, features: CellFeatures) -> np.ndarray:
+    """(N, K) each cell's probability of each class, the booster's features asked for by the
+    names it stored."""
+    if not len(features.values):  # LightGBM refuses a matrix of no rows
+        return np.zeros((0, len(CELL_TYPES)))
+    return booster.predict(features.select(booster.feature_name()))
+
+
 def predict(booster, features: CellFeatures) -> np.ndarray:
-    """(N,) class of each cell, the booster's features asked for by the names it stored."""
-    x = features.select(booster.feature_name())
-    return booster.predict(x).argmax(1).astype(np.int64)
+    """(N,) class of each cell (`probabilities`' most likely)."""
+    return probabilities(booster, features).argmax(1).astype(np.int64)
 
 
 def choose(train: Sequence[SausSheet], data: Mapping[str, Labelled], seed: int = 0,
@@ -91,12 +98,19 @@ def choose(train: Sequence[SausSheet], data: Mapping[str, Labelled], seed: int =
     return Choice(best["setting"], best["rounds"], tried)
 
 
+def fit_chosen(train: Sequence[SausSheet], data: Mapping[str, Labelled], seed: int = 0,
+               jobs: int = 1) -> tuple[object, Choice]:  # fmt: skip
+    """The booster of the setting and rounds `choose` picks on `train`'s inner split, fitted
+    on every sheet of `train`, and that choice."""
+    choice = choose(train, data, seed, jobs)
+    x, y = stack(train, data)
+    return fit(x, y, choice.setting, choice.rounds, seed, jobs), choice
+
+
 def boosted(train: Sequence[SausSheet], test: Sequence[SausSheet], data: Mapping[str, Labelled],
             seed: int = 0, jobs: int = 1) -> tuple[list[tuple[np.ndarray, np.ndarray]], Choice]:  # fmt: skip
     """(gold, predicted) per test sheet, and the choice made on the training side."""
-    choice = choose(train, data, seed, jobs)
-    x, y = stack(train, data)
-    booster = fit(x, y, choice.setting, choice.rounds, seed, jobs)
+    booster, choice = fit_chosen(train, data, seed, jobs)
     out = []
     for s in test:
         features, gold = data[s.key]

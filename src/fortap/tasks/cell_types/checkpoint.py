@@ -11,10 +11,8 @@ from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
 from fortap.tasks import model_folder
 from fortap.tasks.cell_types.examples import EXTRA_NAMES
-from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.labels import CELL_TYPES, TASK
 from fortap.tasks.cell_types.model import CellTypeModel
-
-TASK = "cell-types"
 
 
 def save_cell_type_model(

@@ -1,10 +1,18 @@
 """The cell-type run config (`CellTypesRunConfig`): one composed config per run.
 
-Sections: `data` (the fold held out, the folds file, the sequence length), `encoder`, `optim`
-and `training` (the shared recipe, `fortap.tasks.recipe`, plus the loss's class weighting) and
-`evaluation`. Compose with `fortap.tasks.run_config.load_run_config`:
+Sections: `model` (which kind of model: a fine-tuned encoder, or LightGBM on the extracted
+features), `data` (the fold held out, or none; the folds file, the sequence length), `encoder`,
+`optim` and `training` (the shared recipe, `fortap.tasks.recipe`, plus the loss's class
+weighting) and `evaluation`. Compose with `fortap.tasks.run_config.load_run_config`:
 
     fortap finetune cell-types ../shared/data/saus_ctc -o OUT --encoder minilm --set data.fold=2
+    fortap finetune cell-types ../shared/data/saus_ctc -o OUT --set model.kind=boosted \
+        --set data.all_folds=true --threads 2          # the shipped model (models/cell-types)
+
+`model.kind=boosted` fits `boosted` (its settings chosen on the training side, module doc
+there) instead of fine-tuning: it reads no encoder, so of the shared recipe only
+`training.seed` and `training.threads` (LightGBM's threads) apply. With `data.all_folds` it
+trains on every fold, after measuring the same recipe on the five folds (`boosted_run`).
 
 The budget is one for every encoder: `training.steps` = 200 updates of 8 windows of at most 256
 tokens (1,600 windows, about 0.7 of a pass over a fold's ~2,250 training windows). MiniLM trained
@@ -16,16 +24,32 @@ encoders take under a minute. No dev checks choose a state; the run ends in its 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from fortap.encoding.serialize import SerializeConfig
+from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED_KIND
 from fortap.tasks.cell_types.split import N_FOLDS
+from fortap.tasks.model_folder import ENCODER_KIND
 from fortap.tasks.recipe import EncoderStart, Optim, Training
 from fortap.tasks.run_config import FINETUNE_SHORTHANDS
+
+ENCODER, BOOSTED = ENCODER_KIND, BOOSTED_KIND  # the kinds of model folder (model.json's kind)
+
+
+@dataclass(frozen=True)
+class CTModel:
+    kind: Literal["encoder", "boosted"] = ENCODER  # a fine-tuned encoder with a linear head, or
+    # LightGBM on the extracted features (`boosted`)
+
+    def __post_init__(self) -> None:
+        if self.kind not in (ENCODER, BOOSTED):
+            raise ValueError(f"model.kind must be {ENCODER} or {BOOSTED}, got {self.kind!r}")
 
 
 @dataclass(frozen=True)
 class CTData:
     fold: int = 0  # the fold held out and tested on (0..4); the other four are trained on
+    all_folds: bool = False  # train on every fold instead (model.kind=boosted; fold unused)
     folds: str = ""  # folds JSON; "" = the shipped saus_folds.json
     max_seq_len: int = 256  # tokens per window
 
@@ -70,11 +94,22 @@ class CTEvaluation:
 class CellTypesRunConfig:
     """One cell-type run (fine-tuning and evaluation on one fold); see the module doc."""
 
+    model: CTModel = field(default_factory=CTModel)
     data: CTData = field(default_factory=CTData)
     encoder: EncoderStart = field(default_factory=EncoderStart)  # random
     optim: Optim = field(default_factory=Optim)  # head 1e-3, encoder 1e-4, warm-up 0.1
     training: CTTraining = field(default_factory=lambda: CTTraining(save_every=25))
     evaluation: CTEvaluation = field(default_factory=CTEvaluation)
+
+    def __post_init__(self) -> None:
+        if self.data.all_folds and self.model.kind != BOOSTED:
+            raise ValueError(
+                "data.all_folds: only model.kind=boosted trains on every fold; an encoder run "
+                "holds out data.fold"
+            )
+        if self.model.kind == BOOSTED and self.encoder != EncoderStart():
+            raise ValueError(f"encoder.name: model.kind=boosted reads no encoder, got "
+                             f"{self.encoder.name!r}")  # fmt: skip
 
 
 SHORTHANDS = dict(FINETUNE_SHORTHANDS)  # CLI flag -> config key

@@ -10,9 +10,11 @@ type: it is never trained on or scored.
 
 from __future__ import annotations
 
+TASK = "cell-types"  # the registry's name, and the task a model folder names
 CELL_TYPES = ("metadata", "notes", "data", "left_attribute", "top_attribute", "derived")
 CLASS_INDEX = {name: i for i, name in enumerate(CELL_TYPES)}
 NO_LABEL = -100  # cross-entropy's ignore index: an empty, unlabelled or unscored cell
+Typed = tuple[int, float]  # a typed cell: its class index and the model's probability of it
 SAUS_NAMES = {
     "metadata": "metadata",
     "notes": "notes",

@@ -1,6 +1,7 @@
 """`fortap finetune cell-types` and `fortap evaluate cell-types`.
 
-`run_finetune` reads SAUS (`saus.read_saus`), holds out fold `data.fold` of the shipped folds
+`model.kind=boosted` goes to `boosted_run` (LightGBM on the extracted features, no windows);
+otherwise `run_finetune` reads SAUS (`saus.read_saus`), holds out fold `data.fold` of the shipped folds
 (`split`), cuts every sheet into windows (`examples`), fine-tunes an encoder (`random`,
 `minilm`, or a pretraining run's encoder folder as `tuta`/`fortap`) with a new linear head on
 the other four folds through the shared loop (`finetune.py`; `OUT/training/` holds its
@@ -24,11 +25,13 @@ from rich.console import Console
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import FortapError
 from fortap.tasks import model_folder
+from fortap.tasks.cell_types.boosted_run import check_boosted, evaluate_boosted, run_boosted
+from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED
 from fortap.tasks.cell_types.config import CellTypesRunConfig, CTData, CTEvaluation
 from fortap.tasks.cell_types.examples import score_sheet, table_windows
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
-from fortap.tasks.cell_types.saus import SausSheet, read_saus
+from fortap.tasks.cell_types.saus import SausSheet, read_saus, saus_folder
 from fortap.tasks.cell_types.split import fold_sides, load_folds
 from fortap.tasks.recipe import start_encoder
 from fortap.tasks.run_config import config_dict, finetune_command
@@ -38,9 +41,7 @@ METRICS = "metrics.json"
 
 def load_fold(paths: Sequence[str | Path], cfg: CellTypesRunConfig):
     """(train sheets, test sheets) of the run's fold, from the one SAUS folder in `paths`."""
-    if len(paths) != 1:
-        raise FortapError(f"cell-types takes one SAUS folder (saus_ctc), got {len(paths)} paths")
-    sheets = read_saus(paths[0])
+    sheets = read_saus(saus_folder(paths))
     return fold_sides(sheets, load_folds(cfg.data.folds), cfg.data.fold)
 
 
@@ -66,6 +67,9 @@ def score_fold(model, sheets: Sequence[SausSheet], windows: list[list], batch_si
 def run_finetune(paths, out, cfg: CellTypesRunConfig | None = None,
                  console: Console | None = None, stop_at: int | None = None):  # fmt: skip
     """Fine-tune on four folds and score the fifth (see module doc); None when stopped early."""
+    cfg, console, out = cfg or CellTypesRunConfig(), console or Console(), Path(out)
+    if cfg.model.kind == BOOSTED:
+        return run_boosted(paths, out, cfg, console)
     import torch
 
     from fortap.tasks.cell_types.checkpoint import save_cell_type_model
@@ -73,7 +77,6 @@ def run_finetune(paths, out, cfg: CellTypesRunConfig | None = None,
     from fortap.text.tokenizer import Tokenizer
 
     torch.set_flush_denormal(True)
-    cfg, console, out = cfg or CellTypesRunConfig(), console or Console(), Path(out)
     train, test = load_fold(paths, cfg)
     tokenizer, inputs = Tokenizer(), cfg.data.serialize()
     train_windows = [w for ws in windows_of(train, tokenizer, inputs) for w in ws]
@@ -117,6 +120,8 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     the folder its metrics name, or `tables`)."""
     import tempfile
 
+    if model_folder.folder_kind(folder) == BOOSTED:
+        return check_boosted(folder, tables)
     stored = model_folder.read_metrics(folder)
     if "scores" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no scores to check against")
@@ -139,6 +144,8 @@ def run_evaluate(paths, out, cfg: CellTypesRunConfig | None = None, console: Con
     cfg, console = cfg or CellTypesRunConfig(), console or Console()
     if not cfg.evaluation.model:
         raise FortapError("evaluate cell-types needs a model folder (--model OUT/model)")
+    if model_folder.folder_kind(cfg.evaluation.model) == BOOSTED:
+        return evaluate_boosted(paths, out, cfg, console)
     torch.set_flush_denormal(True)
     model, inputs = load_cell_type_model(cfg.evaluation.model)
     _, test = load_fold(paths, cfg)

@@ -126,6 +126,13 @@ def saus_sheet(rec: dict) -> Sheet:
     return Sheet(rec["table_id"], rec["file_name"], rec["num_rows"], rec["num_cols"], cells)
 
 
+def saus_folder(paths: Sequence[str | Path]) -> Path:
+    """The one SAUS folder (or saus.jl.gz) a cell-type command takes."""
+    if len(paths) != 1:
+        raise FortapError(f"cell-types takes one SAUS folder (saus_ctc), got {len(paths)} paths")
+    return Path(paths[0])
+
+
 def read_saus(folder: str | Path) -> list[SausSheet]:
     """The labelled sheets of `folder`/saus.jl.gz (or of that file given itself), in file
     order, each (file, sheet) once."""

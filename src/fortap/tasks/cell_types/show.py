@@ -1,16 +1,20 @@
-"""`fortap cell-types BOOK [--sheet S] --model FOLDER`: the typed grid of a real sheet.
+"""`fortap cell-types BOOK [--sheet S] [--model FOLDER] [--json]`: the typed grid of a real sheet.
 
-The sheet is read by fortap's reader (`sheet.read.read_workbook`: styles into `CellStyle`,
-formulas, merged regions) and reduced to what a SAUS sheet shows (`saus.as_saus`: bold,
-indent, alignment and the top border; no formulas, no merges), because a model trained on SAUS
-never saw the rest vary. It becomes one `Table` over its whole used range, and a fine-tuned
-model (`fortap finetune cell-types ... -o OUT` writes OUT/model) types every non-empty cell
-its windows show (`predict.predict_table`). The grid is printed with each cell's text coloured
-by type, and a PNG of the sheet coloured by type is written.
+The model is `--model`, or the one shipped in `models/cell-types` (`cell_typer.SHIPPED`:
+LightGBM on the features computed from the sheet). The sheet is read by fortap's reader
+(`sheet.read.read_workbook`: styles into `CellStyle`, formulas, merged regions) and reduced to
+what a SAUS sheet shows (`saus.as_saus`: bold, indent, alignment and the top border; no
+formulas, no merges), because a model trained on SAUS never saw the rest vary. The model types
+every non-empty cell (`CellTyper.type_sheet`). The grid, over the sheet's occupied rows and
+columns (`sheet.occupied.squeeze`), is printed with each cell's text coloured by type, with
+the model that typed it, and a PNG of the sheet coloured by type is written. `--json` prints
+one record instead: the book, sheet and model, and each typed cell's address, type and
+probability (`as_record`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,12 +24,14 @@ from rich.table import Table as RichTable
 from fortap.encoding.piece import RC
 from fortap.errors import FortapError
 from fortap.outputs import atomic_path, check_file, file_part
-from fortap.sheet.model import Region, Sheet, column_letter
+from fortap.sheet.model import Region, Sheet, a1, column_letter
 from fortap.sheet.occupied import squeeze
 from fortap.table.detect import build_table
 from fortap.table.model import Table
+from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.saus import as_saus
+from fortap.tasks.model_folder import data_name
 
 COLOURS = {  # type -> (grid letter, rich style, PNG colour)
     "metadata": ("M", "bold magenta", "#c77dff"),
@@ -36,15 +42,16 @@ COLOURS = {  # type -> (grid letter, rich style, PNG colour)
     "derived": ("*", "bold red", "#ef476f"),
 }
 LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items())
-NEEDS_MODEL = ("cell-types needs a fine-tuned cell-type model: --model FOLDER, the model/ folder "
-               "that `fortap finetune cell-types SAUS_FOLDER -o OUT` writes (OUT/model), "
-               "SAUS_FOLDER holding the SAUS cell-type data set (saus.jl.gz)")  # fmt: skip
+NEEDS_MODEL = ("cell-types needs a cell-type model: --model FOLDER, the model/ folder that "
+               "`fortap finetune cell-types SAUS_FOLDER -o OUT` writes (OUT/model), SAUS_FOLDER "
+               "holding the SAUS cell-type data set (saus.jl.gz)")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class TypedSheet:
     table: Table
     types: dict[RC, int]  # class index of every typed cell
+    probabilities: dict[RC, float]  # the model's probability of each typed cell's type
     rows: tuple[int, ...] = ()  # the sheet row of each table row (`sheet.occupied.squeeze`)
     cols: tuple[int, ...] = ()
 
@@ -69,20 +76,42 @@ def pick_sheet(book: Path, name: str | None) -> Sheet:
     return found[0]
 
 
-def type_sheet(book: Path, sheet_name: str | None, model_dir: Path | None) -> TypedSheet:
-    if model_dir is None:
-        raise FortapError(NEEDS_MODEL)
-    if not model_dir.is_dir():
-        what = "is a file, not a folder" if model_dir.exists() else "does not exist"
-        raise FortapError(f"--model {model_dir}: {what}; {NEEDS_MODEL}")
-    from fortap.tasks.cell_types.cell_typer import CellTyper
+def load_typer(model_dir: Path | None) -> tuple[CellTyper, str]:
+    """The model of `--model`, or the shipped one without it, and how to name it."""
+    folder = SHIPPED if model_dir is None else model_dir
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        given = f"--model {model_dir}" if model_dir is not None else f"the shipped model {folder}"
+        raise FortapError(f"{given}: {what}; {NEEDS_MODEL}")
+    name = str(model_dir) if model_dir is not None else f"{data_name(SHIPPED)} (shipped)"
+    return CellTyper.load(folder), name
 
-    typer = CellTyper.load(model_dir)
-    # the inputs the SAUS-trained model knows, over the occupied rows and columns only
-    picked = squeeze(as_saus(pick_sheet(book, sheet_name)))
-    sheet = picked.sheet
-    table = build_table(sheet, Region(0, 0, max(sheet.n_rows, 1) - 1, max(sheet.n_cols, 1) - 1))
-    return TypedSheet(table, typer.predict_ids(table), picked.rows, picked.cols)
+
+def type_sheet(book: Path, sheet_name: str | None, typer: CellTyper) -> TypedSheet:
+    """The sheet as a SAUS-trained model knows it, typed, over its occupied rows and columns."""
+    sheet = as_saus(pick_sheet(book, sheet_name))
+    typed = typer.type_sheet(sheet)  # sheet coordinates
+    picked = squeeze(sheet)
+    row_at = {r: i for i, r in enumerate(picked.rows)}
+    col_at = {c: i for i, c in enumerate(picked.cols)}
+    small = picked.sheet
+    table = build_table(small, Region(0, 0, max(small.n_rows, 1) - 1, max(small.n_cols, 1) - 1))
+    cells = {
+        (row_at[r], col_at[c]): t for (r, c), t in typed.items() if r in row_at and c in col_at
+    }
+    types = {rc: k for rc, (k, _) in cells.items()}
+    probs = {rc: p for rc, (_, p) in cells.items()}
+    return TypedSheet(table, types, probs, picked.rows, picked.cols)
+
+
+def as_record(book: Path, typed: TypedSheet, model: str, typer: CellTyper) -> dict:
+    """What `--json` prints: the book, sheet and model, and each typed cell row by row with its
+    address in the sheet, its type and the model's probability of it."""
+    cells = [{"cell": a1(typed.row(r), typed.col(c)), "type": CELL_TYPES[k],
+              "probability": round(typed.probabilities[(r, c)], 4)}
+             for (r, c), k in sorted(typed.types.items())]  # fmt: skip
+    return {"book": str(book), "sheet": typed.table.sheet, "model": model, "kind": typer.kind,
+            "cells": cells}  # fmt: skip
 
 
 def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12) -> RichTable:
@@ -138,15 +167,23 @@ def write_png(typed: TypedSheet, path: Path) -> None:
 
 def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path | None,
                    max_rows: int = 60, max_cols: int = 16, console: Console | None = None,
-                   overwrite: bool = False) -> TypedSheet:  # fmt: skip
-    """Type the sheet, print its grid and the count of each type, write the PNG (an explicit
-    `png` is checked before the model runs; the default name, from the book and sheet, after)."""
+                   overwrite: bool = False, as_json: bool = False) -> TypedSheet:  # fmt: skip
+    """Type the sheet, print its grid, the model and the count of each type, write the PNG (an
+    explicit `png` is checked before the model runs; the default name, from the book and sheet,
+    after). `as_json` prints `as_record` alone on stdout, and writes a PNG only when asked."""
     if max_rows < 1:
         raise FortapError(f"--rows must be >= 1, got {max_rows}")
     if png is not None:
         check_file(png, "--png", overwrite, ".png")
     console = console or Console()
-    typed = type_sheet(book, sheet, model)
+    typer, model_name = load_typer(model)
+    typed = type_sheet(book, sheet, typer)
+    if as_json:
+        print(json.dumps(as_record(book, typed, model_name, typer), ensure_ascii=False))
+        if png is not None:
+            with atomic_path(png) as tmp:
+                write_png(typed, tmp)
+        return typed
     t = typed.table
     if png is None:
         png = check_file(default_png(book, t.sheet), "--png", overwrite, ".png")
@@ -158,6 +195,7 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
     counts = {name: sum(v == i for v in typed.types.values()) for i, name in enumerate(CELL_TYPES)}
     console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items()))
     console.print(f"letters: {LEGEND}")
+    console.print(f"typed by {model_name}: {typer.summary}", highlight=False)
     with atomic_path(png) as tmp:
         write_png(typed, tmp)
     console.print(f"PNG: {png}")

@@ -2,9 +2,10 @@
 
 TABLE is a HiTab table JSON (`table.hitab.read_hitab`) or a workbook: its sheet (`sheet`, else
 the first) is read with `sheet.read_workbook` and its largest table found by
-`table.detect_tables`. With a fine-tuned model folder (`fortap finetune table-qa ... -o OUT`,
-then `OUT/model`) the model chooses the operation and the cells; without one the header-overlap
-rule answers, and says so. The answer comes with the operation, a formula a person can check
+`table.detect_tables`. A fine-tuned model folder (`fortap finetune table-qa ... -o OUT`, then
+`OUT/model`; by default the shipped `models/table-qa`, `SHIPPED`) chooses the operation and the
+cells, and the answer names it; with `rule=True` (`--rule`), or when no model is installed, the
+header-overlap rule answers, and says so. The answer comes with the operation, a formula a person can check
 (`= B7 / B3 (Ontario 2016 ÷ Canada 2016)`), the Excel formula that computes it in the sheet
 (`=B7/B3`, `answer_formula`; for a HiTab JSON in the table's own grid, and it says so) and each
 cell with its header path; `as_json` gives the same as one record (`fortap ask --json`).
@@ -18,12 +19,16 @@ from pathlib import Path
 from fortap.errors import FortapError, SheetError
 from fortap.sheet.read import read_workbook
 from fortap.table.detect import detect_tables
+from fortap.tasks.model_folder import REPO, data_name
 from fortap.table.hitab import read_hitab
 from fortap.table.model import Table
 from fortap.tasks.table_qa.answer_formula import answer_formula, grid_note
 from fortap.tasks.table_qa.baselines import crossing
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.operations import Execution, execute
+
+
+SHIPPED = REPO / "models" / "table-qa"  # what `fortap ask` uses by default
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class Answer:
     source: str  # "model" or the rule's name
     formula: str = ""  # the Excel formula computing the answer ("" when none ran)
     note: str = ""  # how to read its references (`answer_formula.grid_note`)
+    model: str = ""  # the model folder that answered, as the card names it ("" for the rule)
 
 
 def read_table(path: str | Path, sheet: str | None = None) -> Table:
@@ -52,13 +58,18 @@ def read_table(path: str | Path, sheet: str | None = None) -> Table:
     return max(tables, key=lambda t: t.n_rows * t.n_cols)
 
 
-def ask(table: Table, question: str, model_dir: str | Path | None = None) -> Answer:
-    """The answer to `question`; refused (a `FortapError`) when the question is empty or the
-    cells it leads to hold nothing, rather than answering a header or a blank."""
+def ask(
+    table: Table, question: str, model_dir: str | Path | None = None, rule: bool = False
+) -> Answer:
+    """The answer to `question` by `model_dir` (default: the shipped model, if installed) or by
+    the header-overlap rule (`rule`); refused (a `FortapError`) when the question is empty or
+    the cells it leads to hold nothing, rather than answering a header or a blank."""
     if not question.strip():
         raise FortapError('the question is empty: give one in quotes, e.g. "total of 2019"')
     paths = HeaderPaths(table)
-    if model_dir is None:
+    if model_dir is None and not rule and SHIPPED.is_dir():
+        model_dir = SHIPPED
+    if rule or model_dir is None:
         rc = crossing(paths, question)
         if rc is None:
             raise FortapError(f"the table of {table.book} has no data cells to answer from")
@@ -67,7 +78,8 @@ def ask(table: Table, question: str, model_dir: str | Path | None = None) -> Ans
         from fortap.tasks.table_qa.answerer import TableAnswerer
 
         run = TableAnswerer.load(model_dir).answer(table, question, paths)
-        found = _answer(run.op, list(run.cells), run.run, paths, "model")
+        name = f"{data_name(SHIPPED)} (shipped)" if Path(model_dir) == SHIPPED else str(model_dir)
+        found = _answer(run.op, list(run.cells), run.run, paths, "model", name)
     if not any(text.strip() for _, text, _ in found.cells):
         where = ", ".join(ref for ref, _, _ in found.cells) or "none"
         raise FortapError(f"no answer in {Path(table.book).name}: the cells the question leads "
@@ -75,12 +87,12 @@ def ask(table: Table, question: str, model_dir: str | Path | None = None) -> Ans
     return found
 
 
-def _answer(op, cells, run, paths: HeaderPaths, source: str) -> Answer:
+def _answer(op, cells, run, paths: HeaderPaths, source: str, model: str = "") -> Answer:
     shown = tuple((paths.a1(rc), paths.table.cell(*rc).text,
                    " > ".join(paths.table.cell(*h).text for h in paths.header_path(rc)))
                   for rc in cells)  # fmt: skip
     formula = answer_formula(op, run, paths) if run is not None else ""
-    return Answer(op, run, shown, source, formula, grid_note(paths.table))
+    return Answer(op, run, shown, source, formula, grid_note(paths.table), model)
 
 
 def render(answer: Answer) -> list[str]:
@@ -93,7 +105,9 @@ def render(answer: Answer) -> list[str]:
         lines.append(f"formula: {answer.formula}" + (f"   ({answer.note})" if answer.note else ""))
     lines += [f"  {ref} = {value}   [{path}]" for ref, value, path in answer.cells]
     if answer.source != "model":
-        lines.append(f"(no trained model given: answered by the {answer.source})")
+        lines.append(f"(no trained model used: answered by the {answer.source})")
+    else:
+        lines.append(f"(answered by the model {answer.model})")
     return lines
 
 
@@ -104,7 +118,7 @@ def as_json(answer: Answer) -> dict:
         "operation": answer.op, "formula": answer.formula or None, "formula_note": answer.note,
         "cells": [{"ref": ref, "value": value, "headers": path}
                   for ref, value, path in answer.cells],
-        "source": answer.source,
+        "source": answer.source, "model": answer.model or None,
     }  # fmt: skip
 
 

@@ -1,0 +1,213 @@
+"""`fortap finetune cell-types --set model.kind=boosted`: LightGBM on the extracted features.
+
+`run_boosted(paths, out, cfg)` reads SAUS and each labelled sheet's extracted features once
+(`feature_models.labelled_features`: the sheet as a reader gives its source file). With
+`data.fold=K` it fits `boosted.fit_chosen` (settings and rounds chosen on an inner split of the
+training files, never on the scored fold) on the four other folds and scores fold K. With
+`data.all_folds` it measures that same recipe on each of the five folds first, each fold scored
+by a model fitted without it, then fits the model it saves on every sheet, its settings chosen
+on an inner split of all of them: the five-fold numbers describe the recipe, and the saved
+booster is its sixth fit.
+
+`OUT/model` (`boosted_typer`) gets `metrics.json`: the held-out numbers (one fold, or five and
+their mean, with file-resampling intervals), and the saved booster's scores on its own training
+sheets, which `check_boosted` (`fortap check-model`) scores again from the stored booster in
+well under a minute (the held-out numbers need the fits again: the card's command). The card
+gives the command. `OUT/metrics.json` adds each held-out file's confusion matrix per fold and
+the config, as an encoder run's report does.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from fortap.errors import FortapError
+from fortap.tasks import model_folder
+from fortap.tasks.cell_types.boosted import fit_chosen, predict
+from fortap.tasks.cell_types.boosted_typer import BOOSTER, BoostedTyper
+from fortap.tasks.cell_types.config import CellTypesRunConfig
+from fortap.tasks.cell_types.feature_models import Labelled, labelled_features
+from fortap.tasks.cell_types.features import FEATURE_NAMES, CellFeatures
+from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
+from fortap.tasks.cell_types.saus import SausSheet, read_saus, saus_folder
+from fortap.tasks.cell_types.split import fold_sides, load_folds
+from fortap.tasks.run_config import config_dict, finetune_command
+
+Files = dict[str, np.ndarray]  # {file: (K, K) confusion}
+CHECKED = ("macro_f1", "derived_f1")
+MOVED = 0.001  # share of the training cells whose type may differ from the stored matrix's
+
+
+def file_confusions(booster, sheets: Sequence[SausSheet], data: Mapping[str, Labelled]) -> Files:
+    """Each file's confusion matrix of `booster` over the labelled cells of `sheets`."""
+    files: Files = {}
+    for s in sheets:
+        values, gold = data[s.key]
+        predicted = predict(booster, CellFeatures(FEATURE_NAMES, (), values))
+        files[s.file] = files.get(s.file, 0) + confusion(gold, predicted)
+    return files
+
+
+def held_out(by_fold: Sequence[Files], folds: Sequence[int], choices: Sequence[dict],
+             rounds: int) -> dict:  # fmt: skip
+    """The held-out numbers: each fold's pooled scores, their mean and its interval."""
+    per = [scores(sum(files.values())) for files in by_fold]
+    rows = [{"fold": k, **{m: s[m] for m in (*CHECKED, "cells")}, **c}
+            for k, s, c in zip(folds, per, choices, strict=True)]  # fmt: skip
+    mean = {m: float(np.mean([s[m] for s in per])) for m in CHECKED}
+    return {"folds": list(folds), **mean, "cells": sum(s["cells"] for s in per),
+            "interval": file_interval(by_fold, rounds), "per_fold": rows}  # fmt: skip
+
+
+def fit_folds(sheets: Sequence[SausSheet], data: Mapping[str, Labelled], held: Sequence[int],
+              cfg: CellTypesRunConfig, console: Console):  # fmt: skip
+    """Each held-out fold typed by a booster fitted on the other folds: ([files per fold],
+    [choice per fold], the last fold's (training sheets, booster, choice))."""
+    folds = load_folds(cfg.data.folds)
+    by_fold, choices = [], []
+    for k in held:
+        started = time.perf_counter()
+        train, test = fold_sides(sheets, folds, k)
+        booster, choice = fit_chosen(train, data, cfg.training.seed, cfg.training.threads)
+        by_fold.append(file_confusions(booster, test, data))
+        choices.append({"setting": choice.setting, "rounds": choice.rounds})
+        s = scores(sum(by_fold[-1].values()))
+        console.print(f"fold {k}: {len(train)} training sheets, {len(test)} test sheets: macro-F1 "
+                      f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f} ({choices[-1]}, "
+                      f"{time.perf_counter() - started:.0f} s)")  # fmt: skip
+    return by_fold, choices, (train, booster, choice)
+
+
+def run_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
+    """Measure the recipe on the held-out fold(s) and save the booster (module doc)."""
+    console, out = console or Console(), Path(out)
+    sheets = read_saus(saus_folder(paths))
+    data = {s.key: labelled_features(s) for s in sheets}
+    held = list(range(len(load_folds(cfg.data.folds)))) if cfg.data.all_folds else [cfg.data.fold]
+    by_fold, choices, (train, booster, choice) = fit_folds(sheets, data, held, cfg, console)
+    if cfg.data.all_folds:  # the saved booster: a sixth fit, on every sheet
+        train = list(sheets)
+        booster, choice = fit_chosen(train, data, cfg.training.seed, cfg.training.threads)
+    BoostedTyper(booster, {"setting": choice.setting, "rounds": choice.rounds}).save(out / "model")
+    stored = BoostedTyper.load(out / "model").booster  # scored as it is stored
+    trained = scores(sum(file_confusions(stored, train, data).values()))
+    numbers = held_out(by_fold, held, choices, cfg.evaluation.rounds)
+    record = {"system": "boosted", "fold": "all" if cfg.data.all_folds else cfg.data.fold,
+              "held_out": numbers, "training_set": {**trained, "sheets": len(train)},
+              "files_by_fold": [{f: c.tolist() for f, c in sorted(files.items())} for files in by_fold],
+              "config": config_dict(cfg)}  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
+    write_model_metrics(out / "model", paths[0], record, cfg)
+    iv = numbers["interval"]
+    console.print(f"held out ({len(held)} fold{'s' * (len(held) > 1)}): macro-F1 "
+                  f"{numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, {iv['macro_f1'][1]:.3f}], "
+                  f"derived F1 {numbers['derived_f1']:.3f}; the saved booster on its "
+                  f"{len(train)} training sheets: macro-F1 {trained['macro_f1']:.3f}")  # fmt: skip
+    return record
+
+
+def write_model_metrics(folder: Path, data, record: dict, cfg: CellTypesRunConfig) -> None:
+    """The folder's metrics.json (held-out and training-set numbers, and the data, folds and
+    training side they were measured on) and its card."""
+    name = model_folder.data_name(data)
+    t = record["training_set"]
+    keep = ("macro_f1", "derived_f1", "cells", "sheets", "confusion")
+    mine = {"data": name, "kind": "boosted", "folds": cfg.data.folds, "fold": record["fold"],
+            "held_out": record["held_out"], "training_set": {k: t[k] for k in keep}}  # fmt: skip
+    model_folder.write_metrics(folder, mine)
+    model_folder.write_card(folder, "Cell types on SAUS: LightGBM on sheet features", name,
+                            finetune_command("cell-types", name, cfg),
+                            card_lines(folder, record, cfg))  # fmt: skip
+
+
+def card_lines(folder: Path, record: dict, cfg: CellTypesRunConfig) -> list[str]:
+    """The card's account of the booster, its training side and its numbers."""
+    h, t = record["held_out"], record["training_set"]
+    typer = BoostedTyper.load(folder)
+    setting, size = typer.info["setting"], (folder / BOOSTER).stat().st_size / 1e6
+    lo, hi = h["interval"]["macro_f1"]
+    dlo, dhi = h["interval"]["derived_f1"]
+    per = " ".join(f"{r['macro_f1']:.3f}" for r in h["per_fold"])
+    side = "every labelled sheet (all five folds)" if cfg.data.all_folds else (
+        f"the four folds other than fold {cfg.data.fold}")  # fmt: skip
+    folds = cfg.data.folds or "tasks/cell_types/saus_folds.json"
+    return [
+        f"Kind: boosted. LightGBM alone on the {len(FEATURE_NAMES)} features fortap computes "
+        "from a sheet (`tasks/cell_types/features.py`), no encoder. "
+        f"`{BOOSTER}` ({size:.1f} MB) is LightGBM's text format: {typer.booster.num_trees()} "
+        f"trees ({typer.info['rounds']} rounds x {len(CELL_TYPES)} classes) of "
+        f"{setting['num_leaves']} leaves, at least {setting['min_data_in_leaf']} cells a leaf, "
+        "chosen by macro-F1 on an inner split (a quarter of the training files held out).",
+        "",
+        f"Trained on {side}: {t['sheets']} sheets, {t['cells']:,} labelled cells.",
+        "",
+        f"Held out ({len(h['folds'])} of the file-grouped folds of `{folds}`, each fold "
+        "typed by a model fitted without it, its settings chosen on its own training files): "
+        f"macro-F1 {h['macro_f1']:.3f} [{lo:.3f}, {hi:.3f}], derived F1 {h['derived_f1']:.3f} "
+        f"[{dlo:.3f}, {dhi:.3f}] (mean over folds, 95 % file-resampling intervals; per fold "
+        f"{per}).",
+        "",
+        f"On its own training cells (what `fortap check-model` scores again): macro-F1 "
+        f"{t['macro_f1']:.3f}, derived F1 {t['derived_f1']:.3f}.",
+        "",
+        "Use it: `fortap cell-types BOOK [--sheet S] [--json]` (`models/cell-types` when no "
+        "`--model` is given).",
+    ]  # fmt: skip
+
+
+def evaluate_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
+    """Score the boosted folder of `evaluation.model` on the run's held-out fold (a folder
+    trained on every fold has seen it: that is a training-set score)."""
+    console, out = console or Console(), Path(out)
+    sheets = read_saus(saus_folder(paths))
+    _, test = fold_sides(sheets, load_folds(cfg.data.folds), cfg.data.fold)
+    booster = BoostedTyper.load(cfg.evaluation.model).booster
+    files = file_confusions(booster, test, {s.key: labelled_features(s) for s in test})
+    record = {"system": "boosted", "fold": cfg.data.fold, "scores": scores(sum(files.values())),
+              "interval": file_interval([files], cfg.evaluation.rounds),
+              "files": {f: c.tolist() for f, c in sorted(files.items())}, "config": config_dict(cfg)}  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
+    s = record["scores"]
+    console.print(f"fold {cfg.data.fold}, {s['cells']} cells of {len(files)} files: macro-F1 "
+                  f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f}")  # fmt: skip
+    return record
+
+
+def check_boosted(folder: Path, tables: Sequence[str | Path] = ()) -> model_folder.CheckReport:
+    """`fortap check-model` for a boosted folder: the stored booster scored again on its
+    training sheets (SAUS from the folder its metrics name, or `tables`)."""
+    stored = model_folder.read_metrics(folder)
+    if "training_set" not in stored:
+        raise FortapError(f"{folder}: its metrics.json has no training-set scores to check against")
+    sheets = read_saus(saus_folder(list(tables) or [model_folder.data_path(stored["data"])]))
+    if stored["fold"] != "all":
+        sheets, _ = fold_sides(sheets, load_folds(stored.get("folds", "")), stored["fold"])
+    data = {s.key: labelled_features(s) for s in sheets}
+    now = scores(sum(file_confusions(BoostedTyper.load(folder).booster, sheets, data).values()))
+    h = stored["held_out"]
+    what = (f"the stored booster on its {len(sheets)} training sheets ({now['cells']} cells); "
+            f"its held-out numbers (macro-F1 {h['macro_f1']:.3f}, derived F1 "
+            f"{h['derived_f1']:.3f}) need the fits again: the card's command")  # fmt: skip
+    names = [f"training-set {m}" for m in CHECKED]
+    report = model_folder.CheckReport.of(
+        {n: stored["training_set"][m] for n, m in zip(names, CHECKED, strict=True)},
+        {n: now[m] for n, m in zip(names, CHECKED, strict=True)},
+        names,
+        what,
+    )
+    if "confusion" in stored["training_set"]:  # F1 hides a few cells that changed type
+        moved = np.abs(np.asarray(now["confusion"]) - stored["training_set"]["confusion"]).sum()
+        share = float(moved / 2 / max(now["cells"], 1))  # each moved cell leaves one entry
+        report.extra_targets.append({"name": "training-set cells typed otherwise than stored "
+                                     f"(share, at most {MOVED})", "value": share,
+                                     "target": MOVED, "met": share <= MOVED})  # fmt: skip
+    return report

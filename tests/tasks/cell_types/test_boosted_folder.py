@@ -1,0 +1,155 @@
+"""The boosted kind of cell-type model folder, end to end on the ten smallest real SAUS files
+(two per fold): `fortap finetune cell-types --set model.kind=boosted`, the folder's files and
+numbers, `CellTyper.load` round trips, `fortap check-model` and `fortap evaluate` on it, and the
+config's refusals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from fortap.cli import app
+from fortap.config import ConfigError
+from fortap.errors import CheckpointError
+from fortap.sheet.read import read_workbook
+from fortap.tasks.cell_types.boosted_typer import BOOSTER
+from fortap.tasks.cell_types.cell_typer import CellTyper
+from fortap.tasks.cell_types.checkpoint import load_cell_type_model
+from fortap.tasks.cell_types.config import CellTypesRunConfig
+from fortap.tasks.cell_types.features import FEATURE_NAMES, occupied
+from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.saus import as_saus
+from fortap.tasks.model_folder import MODEL_JSON
+from fortap.tasks.run_config import load_run_config
+
+from .sheets import grid_table, write_real_saus
+
+BOOK = "hitab/annotation_examples/Sentence Revision Alignment Conversion-StatCan/10.xlsx"
+
+
+@pytest.fixture(scope="module")
+def saus(data_dir, tmp_path_factory):
+    return write_real_saus(data_dir, tmp_path_factory.mktemp("saus"))
+
+
+def finetune(saus, out, *sets: str):
+    args = ["finetune", "cell-types", str(saus), "-o", str(out), "--threads", "1",
+            "--set", "model.kind=boosted", "--set", f"data.folds={saus / 'folds.json'}",
+            "--set", "evaluation.rounds=20"] + [a for s in sets for a in ("--set", s)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return out / "model", result.output
+
+
+@pytest.fixture(scope="module")
+def shipped_like(saus, tmp_path_factory):
+    """A folder made as models/cell-types is: every fold trained on, five measured first."""
+    return finetune(saus, tmp_path_factory.mktemp("run"), "data.all_folds=true")
+
+
+def test_the_folder_holds_a_text_booster_and_the_five_fold_numbers(shipped_like):
+    model, output = shipped_like
+    assert sorted(p.name for p in model.iterdir()) == sorted(
+        [BOOSTER, MODEL_JSON, "metrics.json", "README.md"]
+    )  # no pickle, no encoder
+    assert (model / BOOSTER).read_text().startswith("tree\nversion=")  # LightGBM's text format
+    meta = json.loads((model / MODEL_JSON).read_text())
+    assert (meta["task"], meta["kind"], meta["inputs"]) == ("cell-types", "boosted", None)
+    assert meta["head"]["features"] == list(FEATURE_NAMES) and meta["labels"] == list(CELL_TYPES)
+    metrics = json.loads((model / "metrics.json").read_text())
+    held = metrics["held_out"]
+    assert metrics["fold"] == "all" and held["folds"] == [0, 1, 2, 3, 4]
+    assert [r["fold"] for r in held["per_fold"]] == [0, 1, 2, 3, 4]
+    mean = sum(r["macro_f1"] for r in held["per_fold"]) / 5
+    assert held["macro_f1"] == pytest.approx(mean)
+    assert held["cells"] == metrics["training_set"]["cells"]  # every labelled cell held out once
+    assert metrics["training_set"]["sheets"] == 10
+    card = (model / "README.md").read_text()
+    assert "--set 'model.kind=\"boosted\"' --set data.all_folds=True" in card
+    assert f"macro-F1 {held['macro_f1']:.3f}" in card and "held out (5 folds)" in output
+
+
+def test_a_saved_and_loaded_folder_types_the_same_cells_with_the_same_probabilities(
+    shipped_like, data_dir, tmp_path
+):
+    model, _ = shipped_like
+    typer = CellTyper.load(model)
+    assert typer.kind == "boosted"
+    sheet = as_saus(read_workbook(data_dir / BOOK).sheets[0])
+    typed = typer.type_sheet(sheet)
+    assert set(typed) == {rc for rc, cell in sheet.cells.items() if occupied(cell)}
+    assert all(
+        k in range(len(CELL_TYPES)) and 1 / len(CELL_TYPES) <= p <= 1 for k, p in typed.values()
+    )
+    typer.save(tmp_path / "again")
+    again = CellTyper.load(tmp_path / "again")
+    assert again.type_sheet(sheet) == typed
+    types = typer.predict(grid_table())  # a table is typed as a sheet of its own region
+    assert again.predict(grid_table()) == types
+    assert sorted(types) == [(0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3), (2, 0),
+                             (2, 1), (2, 3), (3, 0), (3, 1), (3, 2), (3, 3)]  # fmt: skip
+
+
+def test_loading_refuses_a_feature_it_does_not_compute_and_the_other_kind(shipped_like, tmp_path):
+    model, _ = shipped_like
+    with pytest.raises(CheckpointError, match="of kind 'boosted', not 'encoder'"):
+        load_cell_type_model(model)
+    for item in model.iterdir():
+        (tmp_path / item.name).write_bytes(item.read_bytes())
+    meta = json.loads((tmp_path / MODEL_JSON).read_text())
+    meta["head"]["features"][0] = "font_height"
+    (tmp_path / MODEL_JSON).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match=r"does not compute: \['font_height'\]"):
+        CellTyper.load(tmp_path)
+
+
+def test_check_model_scores_the_training_set_again_and_catches_a_changed_number(
+    shipped_like, saus, tmp_path
+):
+    model, _ = shipped_like
+    report = tmp_path / "check.json"
+    args = ["check-model", str(model), "--tables", str(saus), "--json", str(report)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    checked = json.loads(report.read_text())
+    assert [r["metric"] for r in checked["results"]] == [
+        "training-set macro_f1",
+        "training-set derived_f1",
+    ]
+    assert all(r["diff"] == 0 for r in checked["results"])  # the same booster, the same cells
+    assert checked["rescored"].startswith("the stored booster on its 10 training sheets")
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    for item in model.iterdir():
+        (changed / item.name).write_bytes(item.read_bytes())
+    metrics = json.loads((changed / "metrics.json").read_text())
+    metrics["training_set"]["macro_f1"] -= 0.1
+    (changed / "metrics.json").write_text(json.dumps(metrics))
+    result = CliRunner().invoke(app, ["check-model", str(changed), "--tables", str(saus)])
+    assert result.exit_code == 1 and "NOT MET: training-set macro_f1" in result.output
+
+
+def test_one_held_out_fold_is_trained_without_it_and_evaluate_scores_it_again(saus, tmp_path):
+    model, _ = finetune(saus, tmp_path / "run", "data.fold=3")
+    metrics = json.loads((model / "metrics.json").read_text())
+    assert metrics["fold"] == 3 and metrics["held_out"]["folds"] == [3]
+    assert metrics["training_set"]["sheets"] == 8
+    args = ["evaluate", "cell-types", str(saus), "-o", str(tmp_path / "eval"), "--model", str(model),
+            "--set", f"data.folds={saus / 'folds.json'}", "--set", "data.fold=3",
+            "--set", "evaluation.rounds=20"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    scored = json.loads((tmp_path / "eval" / "metrics.json").read_text())["scores"]
+    assert scored["macro_f1"] == pytest.approx(metrics["held_out"]["macro_f1"])
+    assert scored["cells"] == metrics["held_out"]["cells"]
+
+
+def test_the_config_refuses_every_fold_for_an_encoder_and_an_encoder_for_the_booster():
+    with pytest.raises(ConfigError, match="only model.kind=boosted trains on every fold"):
+        load_run_config(CellTypesRunConfig, None, ["data.all_folds=true"])
+    with pytest.raises(ConfigError, match="model.kind=boosted reads no encoder, got 'minilm'"):
+        load_run_config(CellTypesRunConfig, None, ["model.kind=boosted", "encoder.name=minilm"])
+    with pytest.raises(ConfigError, match="model.kind must be encoder or boosted"):
+        load_run_config(CellTypesRunConfig, None, ["model.kind=forest"])
