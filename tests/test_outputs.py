@@ -206,7 +206,8 @@ def test_every_folder_command_empties_a_foreign_folder_with_overwrite_and_takes_
         from fortap.demo import run
 
         real = run.run_demo
-        monkeypatch.setattr(run, "run_demo", lambda out: real(out, run.DemoConfig(formula=False)))
+        quick = run.DemoConfig(formula=False, cell_types=False, table_qa=False)
+        monkeypatch.setattr(run, "run_demo", lambda out: real(out, quick))
     args, written, resumed = RUNS[command]
     out = tmp_path / "out"
     before = _foreign(out)

@@ -234,8 +234,9 @@ def qa_card(folder: Path) -> None:
     made = (folder / CARD).read_text().split("Made by (OUT/model):")[1].strip().splitlines()[0]
     start = re.search(r"pretrain/([a-z]+-s\d+)/encoder", made)
     run = start[1] if start else "?"
-    command = re.sub(r"\S*/data/hitab", data, made.strip())
-    command = re.sub(r'"/tmp/[^"]*/pretrain/', '"runs/pair/pretrain/', command)
+    hitab = DATA.name + "/hitab"  # the lease's data folder, wherever it lay there
+    command = " ".join(data if t.endswith(hitab) else t for t in made.strip().split(" "))
+    command = re.sub(r'"/[^"]*/runs/pretrain/', '"runs/pair/pretrain/', command)  # the lease's
     mine = metrics["systems"]["model"]
     lines = [
         f"The table-QA run best on dev among the fine-tunes of `bench/device_pair.py` (one GPU "
@@ -247,7 +248,7 @@ def qa_card(folder: Path) -> None:
         "    python3 bench/device_pair.py run --seeds 3 --minutes 2 --workers 2 --parallel 14",
         "    .venv/bin/python bench/device_pair.py collect FILES_AT --dest runs/pair",
         "",
-        f"`pretraining_books.json` lists the workbooks its encoder was pretrained on (the table-QA "
+        "`pretraining_books.json` lists the workbooks its encoder was pretrained on (the table-QA "
         "leak test reads it); it was fine-tuned on HiTab's train split.",
         "",
         "Metrics (of the float32 weights on the GPU; `fortap check-model` re-scores these):",

@@ -16,7 +16,7 @@ import torch
 from bench.device_pair import _seed_of, _tasks, encoders, unpack, write_json
 from safetensors.torch import load_file, save_file
 
-from helpers.pair_common import PRETRAIN, WORDS
+from helpers.pair_common import WORDS
 
 
 def carry_folder(root):

@@ -52,4 +52,6 @@ def test_gaps_pair_the_recipes_by_seed(tmp_path):
     ct = next(g for g in gaps if g["gap"] == "fortap − tuta" and g["metric"] == "ct_macro_f1")
     assert ct["seeds"] == 1 and not ct["resolved"]  # one seed: no interval
     vs_minilm = next(g for g in gaps if g["gap"] == "tuta − minilm" and g["metric"] == "qa_test")
-    assert vs_minilm["diffs"] == pytest.approx([0.10, 0.12, 0.11])  # each seed against MiniLM's one run
+    assert vs_minilm["diffs"] == pytest.approx(
+        [0.10, 0.12, 0.11]
+    )  # each seed against MiniLM's one run

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import torch
+from rich.console import Console
 from typer.testing import CliRunner
 
 from fortap.cli import app
 from fortap.demo.samples import SamplesConfig, write_samples
+from fortap.demo.shipped_steps import step_cell_types, step_table_qa
 
 runner = CliRunner()
 
@@ -43,6 +45,34 @@ def test_fortap_demo_runs_end_to_end(tmp_path):
     assert (formula / "report.md").is_file() and (
         formula / "accuracy_by_sketch_length.png"
     ).is_file()
+    # step 9: the population sheet typed by the shipped cell-type model, its grid and PNG
+    typed = result.output.split("9. cell types", 1)[1].split("10. table QA", 1)[0]
+    assert "Table 12 of population.xlsx" in typed and "M Table 12" in typed
+    assert "T Population" in typed and "L Maine" in typed and "* 282146" in typed
+    assert f"PNG:{tmp_path / 'demo' / 'cell_types.png'}" in "".join(typed.split())  # folded
+    assert (tmp_path / "demo" / "cell_types.png").stat().st_size > 10_000
+    # step 10: two questions, each answer with its operation and Excel formula
+    qa = [line.strip() for line in result.output.split("10. table QA", 1)[1].splitlines()]
+    assert [line for line in qa if line.startswith(("answer:", "operation:", "formula:"))] == [
+        "answer: 104470", "operation: none", "formula: =C18",
+        "answer: 2020", "operation: argmax",
+        "formula: =INDEX(B5:C5,MATCH(MAX(B18:C18),B18:C18,0))",
+    ]  # fmt: skip
+
+
+def test_shipped_model_steps_say_a_missing_model_in_one_line_and_go_on(tmp_path):
+    books = write_samples(tmp_path / "books", SamplesConfig(books=("loan", "population")))
+    console = Console(record=True, width=300)
+    missing = tmp_path / "no-model"
+    assert step_cell_types(books, tmp_path / "types.png", console, missing) is None
+    assert step_table_qa(books, console, missing) == ()
+    assert step_cell_types(books[:1], tmp_path / "types.png", console) is None
+    assert console.export_text().splitlines() == [
+        f"9. cell types: skipped, no model folder {missing}",
+        f"10. table QA: skipped, no model folder {missing}",
+        "9. cell types: skipped, no population workbook among the samples",
+    ]
+    assert not (tmp_path / "types.png").exists()
 
 
 def test_fortap_ingest_exit_status(tmp_path):

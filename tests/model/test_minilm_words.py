@@ -73,4 +73,6 @@ def test_an_encoder_loaded_without_its_table_saves_with_it(minilm, tmp_path):
     assert WORD_EMBEDDINGS in read_tensors(tmp_path / "whole" / "model.safetensors")[0]
     again = FortapEncoder.from_pretrained(tmp_path / "whole")
     assert again.config.words_from == ""
-    assert torch.equal(again.embeddings.word_embeddings.weight, minilm.embeddings.word_embeddings.weight)
+    assert torch.equal(
+        again.embeddings.word_embeddings.weight, minilm.embeddings.word_embeddings.weight
+    )

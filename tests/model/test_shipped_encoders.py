@@ -84,4 +84,6 @@ def test_formula_prediction_fine_tunes_from_it(tmp_path):
         "encoder.name=fortap-small", "training.steps=1", "training.batch_size=2",
         "training.dev_checks=0", "training.progress=false", "training.threads=2"])  # fmt: skip
     assert run_finetune([tables], tmp_path / "run", cfg) is not None
-    assert FortapEncoder.from_pretrained(tmp_path / "run" / "model" / "encoder").config.hidden == 384
+    assert (
+        FortapEncoder.from_pretrained(tmp_path / "run" / "model" / "encoder").config.hidden == 384
+    )

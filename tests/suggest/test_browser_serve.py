@@ -2,7 +2,8 @@
 
 Uploads a generated budget, clicks its empty March total, sees `=SUM(D2:D6)` and 1720 on top,
 accepts it with Tab, checks the grid and the downloaded file; a 10,000-cell sheet draws only
-the cells in view. A page on another origin cannot upload (by a form post, a fetch, or a DNS
+the cells in view. The cell-type toggle colours the cells as the legend says, and a question's
+answer is outlined and its formula put into a cell. A page on another origin cannot upload (by a form post, a fetch, or a DNS
 name rebound to the server), while the page itself still can. The screenshot is saved beside
 the test's tmp folder (`serve.png`).
 """
@@ -25,6 +26,7 @@ pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.suggest.service.cell_types import LEGEND  # noqa: E402
 from tests.suggest.serve_books import (  # noqa: E402
     TOTAL_FORMULA,
     TOTAL_VALUE,
@@ -143,6 +145,36 @@ def test_a_10000_cell_sheet_draws_only_the_cells_in_view(page, tmp_path):
     assert last.is_visible()
     assert page.locator('.c[data-a1="A2"]').count() == 0
     assert page.locator("#layer .c").count() < 500
+
+
+def test_colour_cells_by_type_and_put_an_answers_formula_into_a_cell(page, tmp_path):
+    book = tmp_path / "budget.xlsx"
+    book.write_bytes(budget_bytes())
+    _upload(page, book)
+    page.wait_for_selector('.c[data-a1="A7"]:has-text("Total")')
+    assert page.locator(".c[data-type]").count() == 0 and page.is_hidden("#legend")
+
+    page.check("#types")
+    typed = page.wait_for_selector('.c[data-type][data-a1="B2"]')
+    assert page.locator("#legend .swatch").count() == 6
+    colour = {t["type"]: t["colour"] for t in LEGEND}[typed.get_attribute("data-type")]
+    rgb = ", ".join(str(int(colour[i : i + 2], 16)) for i in (1, 3, 5))
+    assert typed.evaluate("el => getComputedStyle(el).backgroundColor") == f"rgb({rgb})"
+    page.screenshot(path=str(tmp_path / "serve-types.png"))
+    page.uncheck("#types")
+    assert page.locator(".c[data-type]").count() == 0 and page.is_hidden("#legend")
+
+    page.fill("#ask-q", "How much was rent in Feb?")
+    page.press("#ask-q", "Enter")
+    page.wait_for_selector('.c.qa[data-a1="C2"]', timeout=60_000)  # the first loads the model
+    assert page.inner_text("#ask-formula") == "=C2"
+    assert page.inner_text("#ask-answer").startswith("1200")
+    page.fill("#ask-cell", "G2")
+    page.click("#ask-put-btn")
+    assert page.wait_for_selector('.c.acc[data-a1="G2"]').inner_text() == "1200"
+    assert "Budget!G2 =C2 accepted" in page.inner_text("#status")
+    page.screenshot(path=str(tmp_path / "serve-ask.png"))
+    print(f"screenshots: {tmp_path / 'serve-types.png'}, {tmp_path / 'serve-ask.png'}")
 
 
 ATTACK = """<!doctype html><title>another site</title>

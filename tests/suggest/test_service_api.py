@@ -216,9 +216,11 @@ def test_openapi_lists_every_endpoint(client):
         "/health",
         "/workbooks",
         "/workbooks/{book_id}",
+        "/workbooks/{book_id}/ask",
         "/workbooks/{book_id}/cells",
         "/workbooks/{book_id}/download",
         "/workbooks/{book_id}/sheets/{sheet}",
+        "/workbooks/{book_id}/sheets/{sheet}/types",
         "/workbooks/{book_id}/suggest",
     ]
 
@@ -294,8 +296,10 @@ def test_unknown_id_is_404_on_every_endpoint(client):
         ),
         client.get(f"/workbooks/{NO_SUCH_ID}/download"),
         client.delete(f"/workbooks/{NO_SUCH_ID}"),
+        client.get(f"/workbooks/{NO_SUCH_ID}/sheets/Budget/types"),
+        client.post(f"/workbooks/{NO_SUCH_ID}/ask", json={"sheet": "Budget", "question": "?"}),
     ]
-    assert [_error(r) for r in calls] == [(404, gone)] * 6
+    assert [_error(r) for r in calls] == [(404, gone)] * 8
     r = client.get("/workbooks/..%2F..%2Fetc/download")
     assert r.status_code == 404
 

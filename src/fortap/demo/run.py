@@ -5,7 +5,10 @@ Steps: (1) write the sample workbooks into `OUT/books/`, (2) ingest them into `O
 into `OUT/corpus/`, (5) pretrain a tiny encoder for a few updates into `OUT/pretrain/`,
 (6) fine-tune formula prediction on it and evaluate against the rule baseline into
 `OUT/formula/` (report.md, metrics.json, predictions.jsonl), (7) print the top-5 suggestions for
-one held-out formula cell treated as empty. Each step is a function that takes the previous
+one held-out formula cell treated as empty, (8) the same cell through `fortap suggest`; then the
+shipped models, no training: (9) type one sample sheet's cells (`models/cell-types`, the PNG
+into `OUT/cell_types.png`), (10) ask two questions of its table (`models/table-qa`), each answer
+with its operation and Excel formula. Each step is a function that takes the previous
 step's output and returns its own; each is timed. The numbers are what a seconds-long run
 gives: weak, and printed as measured.
 """
@@ -13,6 +16,8 @@ gives: weak, and printed as measured.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,8 +33,10 @@ from fortap.demo.formula_steps import (
     step_suggest,
 )
 from fortap.demo.samples import SamplesConfig, write_samples
+from fortap.demo.shipped_steps import step_cell_types, step_table_qa
 from fortap.ingest import run_ingest
 from fortap.ingest_report import IngestReport
+from fortap.tasks.table_qa.ask import Answer
 
 CAPTION = (
     "headers: top header rows, left header columns; depth: top/left header tree levels; "
@@ -46,7 +53,9 @@ class DemoConfig:
     pretrain_steps: int = 40  # pretraining updates of the tiny encoder
     finetune_steps: int = 600  # formula-prediction fine-tuning updates
     max_test: int = 0  # held-out formulas evaluated (0 = all)
-    formula: bool = True  # run steps 4-7 (corpus .. suggestions)
+    formula: bool = True  # run steps 4-8 (corpus .. fortap suggest)
+    cell_types: bool = True  # run step 9 (a sample sheet typed by the shipped cell-type model)
+    table_qa: bool = True  # run step 10 (two questions to the shipped table-QA model)
 
     def __post_init__(self) -> None:
         if self.max_test < 0:
@@ -63,6 +72,8 @@ class DemoResult:
     books: tuple[Path, ...]
     ingest: IngestReport
     formula: Path | None = None  # the formula-prediction output folder (report.md etc.)
+    cell_types: Path | None = None  # the PNG of the typed sample sheet
+    answers: tuple[Answer, ...] = ()  # the table-QA answers
 
 
 def run_demo(
@@ -76,14 +87,7 @@ def run_demo(
     console.print(found_table(report, console.width))
     formula = None
     if cfg.formula:
-        import torch
-
-        # a 64-wide model gains nothing from a second thread, and on a busy machine two threads
-        # make every op wait for the slower one (measured: 10x slower with another job running);
-        # the caller's thread count comes back afterwards
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        with one_thread():
             tables = out / "tables"
             corpus = step_corpus(tables, out / "corpus", console)
             encoder = step_pretrain(corpus, out / "pretrain", cfg.pretrain_steps, console)
@@ -91,11 +95,32 @@ def run_demo(
                 tables, encoder, out / "formula", cfg.finetune_steps, cfg.max_test, console
             )
             step_engine(*step_suggest(run, console), console)
-        finally:
-            torch.set_num_threads(threads)
         formula = out / "formula"
+    png = step_cell_types(books, out / "cell_types.png", console) if cfg.cell_types else None
+    answers = ()
+    if cfg.table_qa:
+        with one_thread():
+            answers = step_table_qa(books, console)
     console.print(f"demo finished in {time.perf_counter() - start:.1f}s; output in {out}")
-    return DemoResult(tuple(books), report, formula)
+    return DemoResult(tuple(books), report, formula, png, answers)
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Torch on one thread inside the block; the caller's thread count comes back afterwards.
+
+    The demo's models (a 64-wide encoder, a MiniLM-size one asked one question at a time) gain
+    nothing from a second thread, and on a busy machine two threads make every op wait for the
+    slower one (measured with another job running: fine-tuning 10x slower, the two questions of
+    step 10 12.4s instead of 0.5s)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def step_books(folder: Path, cfg: DemoConfig, console: Console) -> list[Path]:

@@ -26,10 +26,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import CheckpointError
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # torch is imported where weights are read or written: a fold
 
     from fortap.model.encoder import FortapEncoder
 
+T = TypeVar("T")
 FORMAT = 1
 REPO = Path(__file__).resolve().parents[3]  # data is named relative to it (../shared/data/...)
 MODEL_JSON, ENCODER, HEAD, METRICS, CARD = (
@@ -212,3 +214,17 @@ def _read(directory: Path) -> dict:
     except (OSError, ValueError, AttributeError) as err:
         raise CheckpointError(f"cannot read {path}: {err}") from None
     return record
+
+
+_loaded: dict[Path, object] = {}
+_loading = threading.Lock()  # one load at a time: two callers never load the same folder twice
+
+
+def loaded_once(folder: str | Path, load: Callable[[Path], T]) -> T:
+    """`load(folder)` the first time in this process, the same object afterwards (keyed by the
+    resolved folder): a service or a bench asks many questions of one model."""
+    key = Path(folder).resolve()
+    with _loading:
+        if key not in _loaded:
+            _loaded[key] = load(Path(folder))
+        return _loaded[key]  # type: ignore[return-value]

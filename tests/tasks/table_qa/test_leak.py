@@ -81,4 +81,6 @@ def test_the_shipped_model_was_fine_tuned_on_no_dev_or_test_table(data_dir):
     hitab = HitabSet(data_dir / "hitab")
     ids = {s: {x.table_id for x in hitab.samples(s)} for s in ("train", "dev", "test")}
     assert ids["train"] and not ids["train"] & (ids["dev"] | ids["test"])
-    assert "finetune table-qa ../shared/data/hitab" in (REPO / "models/table-qa/README.md").read_text()
+    assert (
+        "finetune table-qa ../shared/data/hitab" in (REPO / "models/table-qa/README.md").read_text()
+    )

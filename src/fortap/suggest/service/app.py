@@ -2,7 +2,8 @@
 
 The service adds sessions, limits and serialisation, no suggestion logic: each upload is
 opened once with the engine's `Suggester` and kept in a `WorkbookStore` under a random id;
-the endpoints (`routes.py` beside this one) call into that `Suggester` under the session's lock.
+the endpoints (`routes.py` beside this one) call into that `Suggester` under the session's lock;
+the cell types and the ask box (`model_routes.py`) use the shipped models, loaded on first use.
 This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (OpenAPI at
 `/openapi.json`; the page at `/`, its files under `/static`):
 
@@ -10,6 +11,8 @@ This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (
     GET    /workbooks/{id}                     the same description again
     GET    /workbooks/{id}/sheets/{sheet}      cells of `?range=A1:Z100` for the page to draw
     POST   /workbooks/{id}/suggest             {sheet, cell, k} -> ranked suggestions
+    GET    /workbooks/{id}/sheets/{sheet}/types   each cell's type by the cell-type model
+    POST   /workbooks/{id}/ask                 {sheet, question} -> answer, cells, formula
     POST   /workbooks/{id}/cells               {sheet, cell, formula}: accept a formula
     GET    /workbooks/{id}/download            .xlsx with the accepted formulas
     DELETE /workbooks/{id}
@@ -37,6 +40,7 @@ from fastapi.staticfiles import StaticFiles
 from fortap.suggest.service import http_errors
 from fortap.suggest.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
 from fortap.suggest.service.http_errors import UploadLimit
+from fortap.suggest.service.model_routes import router as model_router
 from fortap.suggest.service.routes import router
 from fortap.suggest.service.store import BROWSER_ID, StoreLimits, WorkbookStore
 
@@ -45,12 +49,15 @@ WEB = Path(__file__).parent / "web"
 
 @dataclass(frozen=True)
 class ServeConfig:
-    """How `fortap serve` runs; every field is a command-line option."""
+    """How `fortap serve` runs; every field but the two shipped-model folders is a command-line
+    option (those default to the shipped models; tests point them elsewhere)."""
 
     host: str = "127.0.0.1"  # loopback only unless the user says otherwise
     port: int = 8000
     model: Path | None = None  # a formula-prediction model folder for the engine's model source
     ranker: Path | None = None  # a ranker file; None = the one shipped in the package
+    cell_type_model: Path | None = None  # None = models/cell-types (the colouring toggle)
+    qa_model: Path | None = None  # None = models/table-qa (the ask box)
     max_upload_bytes: int = 20 * 2**20
     store: StoreLimits = StoreLimits()
     quiet: bool = False  # no access log (the load bench runs this way)
@@ -111,6 +118,7 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
     app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
     app.add_middleware(SameSiteOnly, guard=guard)  # added last: runs first, before any route
     app.include_router(router)
+    app.include_router(model_router)
     html = page_html(guard.token)
 
     @app.get("/", include_in_schema=False)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,12 +17,12 @@ from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
-from fortap.errors import FortapError, SheetError
+from fortap.errors import SheetError
 from fortap.sheet.screening import SUPPORTED_SUFFIXES
 from fortap.suggest.service.export import array_text, export_xlsx
 from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
 from fortap.suggest.service.guard import BROWSER_COOKIE
-from fortap.suggest.service.http_errors import UnknownSheet, upload_too_large
+from fortap.suggest.service.http_errors import upload_too_large
 from fortap.suggest.service.schemas import (
     CellWrite,
     HealthOut,
@@ -34,7 +33,7 @@ from fortap.suggest.service.schemas import (
     WorkbookOut,
     WrittenOut,
 )
-from fortap.suggest.service.sessions import describe, open_session, renamed
+from fortap.suggest.service.sessions import describe, open_session, session_sheet, user_names
 from fortap.suggest.service.store import BROWSER_ID, OpenBook, UnknownWorkbook
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -84,8 +83,8 @@ def cells(
 ) -> dict:
     """Cells of a range (default: the used range) with values, formulas and formats."""
     book = http.app.state.store.get(book_id)
-    with book.lock, _named(book):
-        model = _sheet(book, sheet)
+    with book.lock, user_names(book):
+        model = session_sheet(book, sheet)
         window = parse_range(cell_range, model)
         accepted = {address for (name, address) in book.accepted if name == sheet}
         return sheet_window(
@@ -102,7 +101,7 @@ async def suggest(http: Request, book_id: str, body: SuggestRequest) -> Response
     # wait while a suggestion is computed (milliseconds on the visible data).
     book = http.app.state.store.get(book_id)
     address = _address(book, body.sheet, body.cell)
-    with book.lock, _named(book):
+    with book.lock, user_names(book):
         found = book.suggester.suggest(body.sheet, address, body.k)
     rows = [s.to_json() for s in found]
     for row in rows:
@@ -117,7 +116,7 @@ def write(http: Request, book_id: str, body: CellWrite) -> dict:
     """Write an accepted formula into the session's copy; returns its recomputed value."""
     book = http.app.state.store.get(book_id)
     address = _address(book, body.sheet, body.cell)
-    with book.lock, _named(book):
+    with book.lock, user_names(book):
         array = _is_array(book, body.sheet, address, body.formula, body.array)
         book.suggester.set_formula(body.sheet, address, body.formula)
         shown = book.suggester.current(body.sheet, address)
@@ -126,6 +125,7 @@ def write(http: Request, book_id: str, body: CellWrite) -> dict:
             shown = book.suggester.previewer.preview(body.sheet, row + 1, col + 1, body.formula)
         text = array_text(body.formula) if array else body.formula
         book.accepted[(body.sheet, address)] = text
+        book.cell_types.pop(body.sheet, None)  # typed before the sheet held this formula
     return {
         "sheet": body.sheet,
         "cell": address,
@@ -195,14 +195,6 @@ async def _save(file: UploadFile, path: Path, limit: int) -> int:
     return size
 
 
-def _sheet(book: OpenBook, sheet: str):
-    for model in book.model().sheets:
-        if model.name == sheet:
-            return model
-    names = ", ".join(repr(s.name) for s in book.model().sheets)
-    raise UnknownSheet(f"no sheet {sheet[:40]!r} in {book.name!r} (its sheets: {names})")
-
-
 def _is_array(book: OpenBook, sheet: str, address: str, formula: str, wanted=None) -> bool:
     """Whether `formula` at `address` is an array formula: `wanted` when given (then noted for
     its copies), else whether the workbook holds it as one (`preview_array`)."""
@@ -219,17 +211,8 @@ def _address(book: OpenBook, sheet: str, cell: str) -> str:
     """The cell's canonical A1 text (`$b$7` -> `B7`) after checking sheet and syntax."""
     from fortap.sheet.model import a1
 
-    _sheet(book, sheet)
+    session_sheet(book, sheet)
     return a1(*parse_cell_a1(cell, sheet))
-
-
-@contextmanager
-def _named(book: OpenBook):
-    """Engine errors name the upload as the user called it, not the stored file."""
-    try:
-        yield
-    except FortapError as err:
-        raise renamed(err, book.path.name, book.name or "the upload") from None
 
 
 def _download_name(name: str) -> str:

@@ -120,3 +120,47 @@ class HealthOut(BaseModel):
 
 class Problem(BaseModel):
     detail: str
+
+
+class TypeColour(BaseModel):
+    type: str = Field(description="One of the six cell types.")
+    colour: str = Field(description="Its colour, as `fortap cell-types` draws it (#rrggbb).")
+
+
+class TypedCellOut(BaseModel):
+    cell: str = Field(description="A1 of a cell with content.")
+    type: str
+    probability: float = Field(description="The model's probability of that type.")
+
+
+class CellTypesOut(BaseModel):
+    sheet: str
+    model: str = Field(description="The model folder that typed the cells.")
+    kind: str = Field(description="The model's kind: boosted or encoder.")
+    legend: list[TypeColour]
+    cells: list[TypedCellOut]
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sheet: SheetName
+    question: str = Field(min_length=1, max_length=500, description="The question, in words.")
+
+
+class AnswerCellOut(BaseModel):
+    ref: str = Field(description="A1 of a cell the answer used.")
+    value: str = Field(description="Its text.")
+    headers: str = Field(description="Its header path, e.g. 'Ontario > 2016'.")
+
+
+class AnswerOut(BaseModel):
+    sheet: str
+    table: str = Field(description="The range of the table answered over.")
+    question: str
+    answer: list[Value] | None = Field(description="The answer's values; null when none ran.")
+    operation: str
+    formula: str | None = Field(description="An Excel formula computing it, in the sheet's A1.")
+    formula_note: str
+    cells: list[AnswerCellOut]
+    source: str
+    model: str | None

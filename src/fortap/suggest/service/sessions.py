@@ -7,13 +7,15 @@ not keep.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from fortap.errors import FortapError, SheetError
 from fortap.sheet.model import Region, Sheet
 from fortap.suggest.service.export import not_kept
+from fortap.suggest.service.http_errors import UnknownSheet
 from fortap.suggest.service.store import OpenBook
 
 
@@ -50,6 +52,25 @@ def renamed(err: FortapError, stored: str, shown: str) -> FortapError:
     if isinstance(err, SheetError):
         return SheetError(err.reason, text)
     return FortapError(text)
+
+
+def session_sheet(book: OpenBook, sheet: str) -> Sheet:
+    """The session's sheet of this name, as the engine holds it now; `UnknownSheet` naming the
+    sheets there are."""
+    for model in book.model().sheets:
+        if model.name == sheet:
+            return model
+    names = ", ".join(repr(s.name) for s in book.model().sheets)
+    raise UnknownSheet(f"no sheet {sheet[:40]!r} in {book.name!r} (its sheets: {names})")
+
+
+@contextmanager
+def user_names(book: OpenBook) -> Iterator[None]:
+    """Engine errors name the upload as the user called it, not the stored file."""
+    try:
+        yield
+    except FortapError as err:
+        raise renamed(err, book.path.name, book.name or "the upload") from None
 
 
 def describe(book: OpenBook) -> dict[str, Any]:

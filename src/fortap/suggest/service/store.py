@@ -63,7 +63,8 @@ class OpenBook:
     `suggester` is the engine's `Suggester` over the stored file; `accepted` maps
     `(sheet, A1)` to the formulas the user accepted, in order, which the download writes;
     `exported` is what the last download held. `owner` is the uploading browser's cookie
-    (empty for clients without one).
+    (empty for clients without one). `cell_types` caches each sheet's typed cells
+    (`service.cell_types`) until a formula is written into that sheet.
     `lock` serialises calls into the engine, which keeps one formualizer workbook per session.
     """
 
@@ -77,6 +78,7 @@ class OpenBook:
     exported: dict[tuple[str, str], str] = field(default_factory=dict)
     owner: str = ""
     info: dict[str, Any] = field(default_factory=dict)
+    cell_types: dict[str, dict[str, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
 

@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fortap.errors import FortapError, SheetError
+from fortap.sheet.model import Sheet
 from fortap.sheet.read import read_workbook
 from fortap.table.detect import detect_tables
-from fortap.tasks.model_folder import REPO, data_name
 from fortap.table.hitab import read_hitab
 from fortap.table.model import Table
+from fortap.tasks.model_folder import REPO, data_name, loaded_once
 from fortap.tasks.table_qa.answer_formula import answer_formula, grid_note
 from fortap.tasks.table_qa.baselines import crossing
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.operations import Execution, execute
-
 
 SHIPPED = REPO / "models" / "table-qa"  # what `fortap ask` uses by default
 
@@ -52,9 +52,15 @@ def read_table(path: str | Path, sheet: str | None = None) -> Table:
     if not sheets:
         names = ", ".join(s.name for s in book.sheets)
         raise SheetError("no_sheet", f"no sheet {sheet!r} (sheets: {names})", path)
-    tables = detect_tables(sheets[0])
+    return largest_table(sheets[0], path)
+
+
+def largest_table(sheet: Sheet, path: str | Path | None = None) -> Table:
+    """The largest table `table.detect_tables` finds on `sheet` (the one questions are asked
+    over); a `SheetError` naming the file and sheet when there is none."""
+    tables = detect_tables(sheet)
     if not tables:
-        raise SheetError("no_table", "no table found", path, sheets[0].name)
+        raise SheetError("no_table", "no table found", path or sheet.book, sheet.name)
     return max(tables, key=lambda t: t.n_rows * t.n_cols)
 
 
@@ -65,7 +71,7 @@ def ask(
     the header-overlap rule (`rule`); refused (a `FortapError`) when the question is empty or
     the cells it leads to hold nothing, rather than answering a header or a blank."""
     if not question.strip():
-        raise FortapError('the question is empty: give one in quotes, e.g. "total of 2019"')
+        raise FortapError('the question is empty: type one, e.g. "total of 2019"')
     paths = HeaderPaths(table)
     if model_dir is None and not rule and SHIPPED.is_dir():
         model_dir = SHIPPED
@@ -75,9 +81,7 @@ def ask(
             raise FortapError(f"the table of {table.book} has no data cells to answer from")
         found = _answer("none", [rc], execute("none", [rc], paths), paths, "header-overlap rule")
     else:
-        from fortap.tasks.table_qa.answerer import TableAnswerer
-
-        run = TableAnswerer.load(model_dir).answer(table, question, paths)
+        run = answerer(model_dir).answer(table, question, paths)
         name = f"{data_name(SHIPPED)} (shipped)" if Path(model_dir) == SHIPPED else str(model_dir)
         found = _answer(run.op, list(run.cells), run.run, paths, "model", name)
     if not any(text.strip() for _, text, _ in found.cells):
@@ -85,6 +89,13 @@ def ask(
         raise FortapError(f"no answer in {Path(table.book).name}: the cells the question leads "
                           f"to ({where}) are empty")  # fmt: skip
     return found
+
+
+def answerer(folder: str | Path):
+    """The `TableAnswerer` of `folder`, loaded once a process (`model_folder.loaded_once`)."""
+    from fortap.tasks.table_qa.answerer import TableAnswerer
+
+    return loaded_once(folder, TableAnswerer.load)
 
 
 def _answer(op, cells, run, paths: HeaderPaths, source: str, model: str = "") -> Answer:

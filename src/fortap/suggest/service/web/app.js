@@ -1,4 +1,5 @@
-// The fortap suggestion page: upload, a virtualised grid, suggestions, accept, download.
+// The fortap suggestion page: upload, a virtualised grid, suggestions, accept, download; the
+// cells coloured by type (the cell-type model) and a question box (the table-QA model).
 // Plain browser JavaScript, no build step. The grid draws only the rows and columns in view
 // (plus a small margin) and fetches the cells in tiles of TILE_R x TILE_C as they come into view.
 "use strict";
@@ -19,6 +20,10 @@ const state = {
   open: null,        // {row, col, list, hi} while the suggestion panel shows
   ask: 0,            // id of the latest suggest request; older answers are dropped
   unsaved: false,    // formulas were accepted since the last download
+  colour: false,     // the cell-type toggle is on
+  types: new Map(),  // sheet name -> {colours: type -> colour, cells: A1 -> {type, probability}}
+  answer: null,      // {sheet, refs: Set of A1, formula} of the last answer shown
+  asked: 0,          // id of the latest question; older answers are dropped
 };
 
 function letters(col) {
@@ -88,6 +93,7 @@ async function upload(file) {
     if (state.book && !state.unsaved) api("DELETE", `/workbooks/${state.book.id}`).catch(() => {});
     state.book = book;
     state.unsaved = false;
+    state.types = new Map();
   } catch (err) {
     status(err.message, true);
     return;
@@ -103,6 +109,8 @@ async function upload(file) {
   const notes = $("not-kept");
   notes.hidden = book.not_kept.length === 0;
   notes.textContent = "The .xlsx download will not keep: " + book.not_kept.join("; ") + ".";
+  $("types").disabled = false;
+  $("ask").hidden = false;
   status(`${book.name}: ${book.sheets.length} sheet(s)`);
   showSheet(book.sheets[0].name);
 }
@@ -120,7 +128,9 @@ function showSheet(name) {
   spacer.style.height = `${ROW_H + state.rows * ROW_H}px`;
   grid.scrollTo(0, 0);
   $("sheet").value = name;
+  clearAnswer();
   render();
+  if (state.colour) loadTypes();
   grid.focus();
 }
 
@@ -185,6 +195,15 @@ function cellDiv(row, col, rows = 1, cols = 1) {
     if (typeof cell.value === "string" && /^#[A-Z/0!?]+/.test(cell.value)) el.classList.add("err");
     if (cell.formula) el.title = cell.formula;
   }
+  const typed = state.colour && state.types.get(state.sheet.name);
+  const kind = typed && typed.cells.get(el.dataset.a1);
+  if (kind) {
+    el.dataset.type = kind.type;
+    el.style.background = typed.colours[kind.type];
+    el.title = [el.title, `${kind.type.replace("_", " ")} (${kind.probability.toFixed(2)})`].filter(Boolean).join(" · ");
+  }
+  const answer = state.answer;
+  if (answer && answer.sheet === state.sheet.name && answer.refs.has(el.dataset.a1)) el.classList.add("qa");
   if (state.sel.row === row && state.sel.col === col) el.classList.add("sel");
   return box(el, HEAD_W + (col - 1) * COL_W, ROW_H + (row - 1) * ROW_H, cols * COL_W, rows * ROW_H);
 }
@@ -245,6 +264,7 @@ function select(row, col) {
   else if (y + ROW_H > grid.scrollTop + grid.clientHeight) grid.scrollTop = y + ROW_H - grid.clientHeight;
   if (x - HEAD_W < grid.scrollLeft) grid.scrollLeft = x - HEAD_W;
   else if (x + COL_W > grid.scrollLeft + grid.clientWidth) grid.scrollLeft = x + COL_W - grid.clientWidth;
+  if (state.answer) $("ask-cell").value = a1(state.sel.row, state.sel.col); // where the formula goes
   render();
 }
 
@@ -282,6 +302,14 @@ grid.addEventListener("scroll", () => requestAnimationFrame(render));
 window.addEventListener("resize", () => requestAnimationFrame(render));
 $("file").addEventListener("change", (ev) => ev.target.files[0] && upload(ev.target.files[0]));
 $("sheet").addEventListener("change", (ev) => showSheet(ev.target.value));
+$("types").addEventListener("change", (ev) => {
+  state.colour = ev.target.checked;
+  if (state.colour) loadTypes();
+  else drawLegend(null);
+  render();
+});
+$("ask").addEventListener("submit", (ev) => { ev.preventDefault(); askQuestion(); });
+$("ask-put-btn").addEventListener("click", putAnswer);
 
 // ---- suggestions ---------------------------------------------------------------------------
 
@@ -347,24 +375,125 @@ function closePanel() {
   $("suggest").hidden = true;
 }
 
-async function accept(i) {
+function accept(i) {
   const { row, col, list } = state.open;
   const pick = list[i];
-  const sheet = state.sheet.name;
   closePanel();
   grid.focus();
+  writeFormula(state.sheet.name, row, col, pick.formula, pick.value);
+}
+
+// Accepting a suggestion and putting an answer's formula into a cell both write it here.
+async function writeFormula(sheet, row, col, formula, shown = null) {
   let done;
   try {
-    done = await api("POST", `/workbooks/${state.book.id}/cells`, { sheet, cell: a1(row, col), formula: pick.formula });
+    done = await api("POST", `/workbooks/${state.book.id}/cells`, { sheet, cell: a1(row, col), formula });
   } catch (err) {
     status(err.message, true);
     return;
   }
-  const value = done.error || (done.value ?? pick.value);
+  state.unsaved = true;
+  state.types.delete(sheet); // the server types the sheet again with the formula in it
+  if (state.sheet.name !== sheet) return;
+  const value = done.error || (done.value ?? shown);
   const old = state.cells.get(`${row},${col}`) || { row, col, number_format: "General", bold: false };
   state.cells.set(`${row},${col}`, { ...old, a1: done.cell, formula: done.formula, value, accepted: true });
-  state.unsaved = true;
   status(`${sheet}!${done.cell} ${done.formula} accepted (${display({ value, number_format: "General" })}); download to keep it.`);
   state.tiles = new Set(); // cells that depend on this one have new values: fetch again as seen
   render();
+  if (state.colour) loadTypes();
+}
+
+// ---- cell types ----------------------------------------------------------------------------
+
+async function loadTypes() {
+  const sheet = state.sheet.name;
+  if (!state.types.has(sheet)) {
+    let data;
+    try {
+      data = await api("GET", `/workbooks/${state.book.id}/sheets/${encodeURIComponent(sheet)}/types`);
+    } catch (err) {
+      status(err.message, true);
+      $("types").checked = state.colour = false;
+      render();
+      return;
+    }
+    const colours = Object.fromEntries(data.legend.map((t) => [t.type, t.colour]));
+    const cells = new Map(data.cells.map((c) => [c.cell, c]));
+    state.types.set(sheet, { colours, cells, legend: data.legend, model: data.model });
+  }
+  if (!state.colour || state.sheet.name !== sheet) return;
+  drawLegend(state.types.get(sheet));
+  render();
+}
+
+function drawLegend(typed) {
+  const legend = $("legend");
+  legend.hidden = !typed;
+  if (!typed) return;
+  const items = typed.legend.map((t) => {
+    const span = document.createElement("span");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = t.colour;
+    span.append(swatch, ` ${t.type.replace("_", " ")}`);
+    return span;
+  });
+  const by = document.createElement("span");
+  by.className = "hint";
+  by.textContent = `typed by ${typed.model}`;
+  legend.replaceChildren(...items, by);
+}
+
+// ---- questions -----------------------------------------------------------------------------
+
+async function askQuestion() {
+  const question = $("ask-q").value.trim();
+  if (!question || !state.sheet) return;
+  clearAnswer();
+  const id = ++state.asked;
+  const sheet = state.sheet.name;
+  $("ask-answer").textContent = "Thinking… (the first question loads the model)";
+  let data;
+  try {
+    data = await api("POST", `/workbooks/${state.book.id}/ask`, { sheet, question });
+  } catch (err) {
+    if (id !== state.asked) return;
+    $("ask-answer").textContent = err.message;
+    $("ask-answer").classList.add("error");
+    return;
+  }
+  if (id !== state.asked || state.sheet.name !== sheet) return;
+  const values = (data.answer || []).map((v) => display({ value: v, number_format: "General" }));
+  $("ask-answer").textContent = `${values.join(", ") || "no answer"} · ${data.operation}`;
+  $("ask-answer").title = data.cells.map((c) => `${c.ref} = ${c.value}  [${c.headers}]`).join("\n");
+  $("ask-formula").textContent = data.formula || "";
+  state.answer = { sheet, refs: new Set(data.cells.map((c) => c.ref)), formula: data.formula };
+  if (data.formula) {
+    $("ask-put").hidden = false;
+    $("ask-cell").value = a1(state.sel.row, state.sel.col);
+  }
+  render();
+}
+
+function clearAnswer() {
+  state.asked++;
+  state.answer = null;
+  $("ask-answer").textContent = "";
+  $("ask-answer").title = "";
+  $("ask-answer").classList.remove("error");
+  $("ask-formula").textContent = "";
+  $("ask-put").hidden = true;
+}
+
+function putAnswer() {
+  const answer = state.answer;
+  const text = $("ask-cell").value.trim().toUpperCase().replace(/\$/g, "");
+  if (!answer || !answer.formula) return;
+  if (!/^[A-Z]{1,3}[1-9][0-9]*$/.test(text)) {
+    status(`"${text}" is not a cell: type one such as H2, or click it in the grid`, true);
+    return;
+  }
+  const { row, col } = parseA1(text);
+  writeFormula(answer.sheet, row, col, answer.formula);
 }
