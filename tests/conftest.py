@@ -33,11 +33,12 @@ def tokenizer():
     return Tokenizer()
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True)
 def one_thread():
-    """One intra-op thread per test process: the tiny models gain nothing from two, pytest-xdist
+    """One intra-op thread in every test: the tiny models gain nothing from two, pytest-xdist
     already runs one process per core, and two threads on a busy machine make every op wait for
-    the slower one."""
+    the slower one. Set again before each test, since a run's `--threads` is process-wide and
+    would otherwise change the float sums of the tests after it."""
     import torch
 
     torch.set_num_threads(1)

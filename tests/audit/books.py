@@ -62,3 +62,23 @@ def clean(path: Path) -> Path:
     ws.append(["Total", "=SUM(B2:B5)", "=SUM(C2:C5)"])
     wb.save(path)
     return path
+
+
+def year_block(path: Path, typed: bool = False) -> Path:
+    """Plan!A1:F6: a growth rate in B1, typed years 2020-2040 in B3:F3 over a block whose rows
+    are dragged right (=B4*(1+$B$1) ...) and a profit row; with `typed`, E4 holds the value
+    =D4*(1+$B$1) gives (133.1), typed over that one formula of the block."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Plan"
+    ws.append(["Growth", 0.1])
+    ws.append([])
+    ws.append([None, 2020, 2025, 2030, 2035, 2040])
+    for row, start in ((4, 100), (5, 60)):
+        grow = [f"={c}{row}*(1+$B$1)" for c in "BCDE"]
+        if typed and row == 4:
+            grow[2] = 133.1
+        ws.append(["Sales" if row == 4 else "Costs", start, *grow])
+    ws.append(["Profit", *(f"={c}4-{c}5" for c in "BCDEF")])
+    wb.save(path)
+    return path

@@ -1,5 +1,6 @@
 """Literal sheets for the structural detectors: a grid of rows, each cell a number, a text,
-a formula ("=...") or None (empty), turned into a `SheetContext`."""
+a formula ("=..."), a formula with the value it shows (("=A4+1", 1993)) or None (empty),
+turned into a `SheetContext`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ def sheet_context(rows: list[list], name: str = "S") -> SheetContext:
         for c, v in enumerate(row):
             if v is None:
                 continue
-            if isinstance(v, str) and v.startswith("="):
+            if isinstance(v, tuple):
+                cells[(r, c)] = Cell(float(v[1]), "number", v[0])
+            elif isinstance(v, str) and v.startswith("="):
                 cells[(r, c)] = Cell(0.0, "number", v)
             elif isinstance(v, str):
                 cells[(r, c)] = Cell(v, "text")

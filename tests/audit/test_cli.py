@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from fortap.cli import app
 
-from .books import odd_formula
+from .books import odd_formula, year_block
 
 
 def test_audit_json_and_report(tmp_path):
@@ -35,3 +35,37 @@ def test_audit_table_and_bad_sheet(tmp_path):
     assert got.exit_code == 0 and "C5" in got.output and "typed numbers checked" in got.output
     bad = CliRunner().invoke(app, ["audit", str(book), "--sheet", "Nope"])
     assert bad.exit_code == 1 and "Nope" in bad.output
+
+
+def test_top_caps_the_table_and_80_columns_leave_the_evidence(tmp_path):
+    book = year_block(tmp_path / "y.xlsx", typed=True)
+    args = ["audit", str(book), "--min-score", "0", "--top", "1"]
+    got = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
+    assert got.exit_code == 0, got.output
+    assert "Plan!E4" in got.output and "=D4*(1+$B$1)" in got.output
+    assert "Plan!B4" not in got.output and "evidence" not in got.output.split("\n")[2]
+    assert "2 more findings under these: --top 0 prints all" in got.output
+    wide = CliRunner().invoke(app, args[:-2], env={"COLUMNS": "200"})
+    assert "Plan!B4" in wide.output and "typed by hand" in wide.output  # evidence shown
+    assert "5 more read as year or code labels" in wide.output
+
+
+def test_safety_stop_is_reported(tmp_path):
+    book = year_block(tmp_path / "y.xlsx", typed=True)
+    args = ["audit", str(book), "--check-seconds", "1e-9"]
+    doc = json.loads(CliRunner().invoke(app, [*args, "--json"]).output)
+    assert (doc["check_seconds"], doc["planned_checks"], doc["checked"]) == (1e-9, 4, 0)
+    assert doc["stopped_by_check_seconds"] is True
+    got = CliRunner().invoke(app, args)
+    assert "--check-seconds 1e-09 stopped the checks after 0 of 4" in got.output
+    full = json.loads(CliRunner().invoke(app, ["audit", str(book), "--json"]).output)
+    assert (full["checked"], full["stopped_by_check_seconds"]) == (4, False)
+
+
+def test_bad_top_and_the_default_budget(tmp_path):
+    from fortap.audit.auditor import AuditConfig
+    from fortap.audit.cli import AUDIT_CHECKS
+
+    got = CliRunner().invoke(app, ["audit", str(odd_formula(tmp_path / "o.xlsx")), "--top", "-1"])
+    assert got.exit_code == 1 and "--top must be >= 0, got -1" in got.output
+    assert AuditConfig.max_checks == AUDIT_CHECKS and AuditConfig.check_seconds == 0.0

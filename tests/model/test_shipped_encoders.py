@@ -48,7 +48,7 @@ def test_cell_types_fine_tunes_from_it(data_dir, tmp_path):
     from tests.tasks.cell_types.sheets import write_real_saus
 
     saus = write_real_saus(data_dir, tmp_path / "saus")
-    args = ["finetune", "cell-types", str(saus), "-o", str(tmp_path / "run"), "--threads", "2",
+    args = ["finetune", "cell-types", str(saus), "-o", str(tmp_path / "run"), "--threads", "1",
             "--encoder", "fortap-small", "--steps", "1", "--no-progress",
             "--set", f"data.folds={saus / 'folds.json'}"]  # fmt: skip
     result = CliRunner().invoke(app, args)
@@ -65,7 +65,7 @@ def test_table_qa_fine_tunes_from_it(tmp_path):
     hitab = write_hitab(tmp_path / "hitab", copies=1)
     cfg = load_run_config(QARunConfig, overrides=[
         "encoder.name=fortap-small", "training.steps=1", "training.dev_checks=0",
-        "training.progress=false", "training.threads=2"])  # fmt: skip
+        "training.progress=false", "training.threads=1"])  # fmt: skip
     systems = run_finetune([hitab], tmp_path / "run", cfg)
     assert systems is not None and "model" in systems["test"]
 
@@ -82,7 +82,7 @@ def test_formula_prediction_fine_tunes_from_it(tmp_path):
     write_jsonl(tables, [dataclasses.replace(expense_table(), book=b) for b in books])
     cfg = load_run_config(FormulaRunConfig, overrides=[
         "encoder.name=fortap-small", "training.steps=1", "training.batch_size=2",
-        "training.dev_checks=0", "training.progress=false", "training.threads=2"])  # fmt: skip
+        "training.dev_checks=0", "training.progress=false", "training.threads=1"])  # fmt: skip
     assert run_finetune([tables], tmp_path / "run", cfg) is not None
     assert (
         FortapEncoder.from_pretrained(tmp_path / "run" / "model" / "encoder").config.hidden == 384

@@ -6,13 +6,22 @@ first row holds a number too (typed or computed), the block of numbers goes on p
 the total leaves its first rows out. The fix extends the range up to the block's first number
 (the run of filled cells above, ended by text or an empty cell). Such a total is an
 inconsistent formula of its own kind (its `stops_short` fact, weighted by `score`).
+
+The same totals tell the audit which typed numbers are a table's inputs (`totalled`): a number
+a total below it already adds up is not itself a missing total, whatever an engine's
+`=AVERAGE(...)` over the rows above gives there (the last data row of a table whose total
+stands after a blank row).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections.abc import Set
 from dataclasses import dataclass
 
-from fortap.formula.nodes import Func, walk
+from fortap.errors import FormulaError
+from fortap.formula import Formula, parse_formula
+from fortap.formula.nodes import Func, Ref, walk
 from fortap.formula.references import ref_a1, ref_box
 from fortap.sheet.model import Sheet, a1
 from fortap.suggest.api import SheetContext, refs_of
@@ -31,28 +40,23 @@ class Short:
     fix: str
 
 
-def shorts(sc: SheetContext) -> list[Short]:
-    """Every column total of the sheet whose range stops short (module doc)."""
+def shorts(sc: SheetContext, labels: Set[tuple[int, int]] = frozenset()) -> list[Short]:
+    """Every column total of the sheet whose range stops short (module doc); the typed years
+    and codes `labels` head the block, they are not numbers it leaves out."""
     out = []
     for (r, c), f in zip(sc.cells, sc.formulas, strict=True):
-        if not any(t.strip("[]") in AGGREGATES for t in f.sketch):
-            continue  # the sketch is at hand; the AST is built on first use
-        outer = next((n for n in walk(f.ast) if isinstance(n, Func)), None)
-        if outer is None or outer.name.upper() not in AGGREGATES:
+        got = total_range(f, sc.sheet.name)
+        if got is None:
             continue
-        refs = refs_of(f.ast)
-        box = ref_box(refs[0]) if len(refs) == 1 else None
-        if box is None or refs[0].sheet not in (None, sc.sheet.name):
-            continue
-        top, left, bottom, right = box
+        ref, (top, left, bottom, right) = got
         if not (left == right == c and r - GAP - 1 <= bottom < r) or not _filled(
-            sc.sheet, top - 1, c
+            sc.sheet, top - 1, c, labels
         ):
             continue
         start = top - 1
-        while _filled(sc.sheet, start - 1, c):
+        while _filled(sc.sheet, start - 1, c, labels):
             start -= 1
-        written = ref_a1(refs[0], keep_dollar=False, keep_sheet=False)
+        written = ref_a1(ref, keep_dollar=False, keep_sheet=False)
         if written not in f.text:  # written with `$` or a sheet name: no fix by text
             continue
         fix = f.text.replace(written, f"{a1(start, c)}:{a1(bottom, c)}", 1)
@@ -60,9 +64,62 @@ def shorts(sc: SheetContext) -> list[Short]:
     return out
 
 
-def _filled(sheet: Sheet, row: int, col: int) -> bool:
-    """A number there, typed or computed (booleans and text are not)."""
-    if row < 0:
+def total_range(f: Formula, sheet: str) -> tuple[Ref, tuple[int, int, int, int]] | None:
+    """The one range a total adds up, with its box (top, left, bottom, right): the formula's
+    outer function aggregates (`AGGREGATES`) a single reference on its own sheet `sheet`."""
+    if not any(t.strip("[]") in AGGREGATES for t in f.sketch):
+        return None  # the sketch is at hand; the AST is built on first use
+    outer = next((n for n in walk(f.ast) if isinstance(n, Func)), None)
+    if outer is None or outer.name.upper() not in AGGREGATES:
+        return None
+    refs = refs_of(f.ast)
+    box = ref_box(refs[0]) if len(refs) == 1 else None
+    if box is None or refs[0].sheet not in (None, sheet):
+        return None
+    return refs[0], box
+
+
+def totalled(sc: SheetContext, typed: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The cells of `typed` that a total after them adds up: in the range of an aggregate
+    (`total_range`) down their column that stands below them, or along their row to their
+    right. Such a number is an input of the table's total, not a total itself."""
+    boxes = set()
+    for (r, c), f in zip(sc.cells, sc.formulas, strict=True):
+        got = total_range(f, sc.sheet.name)
+        if got is not None:
+            boxes.add((r, c, got[1]))
+    down: dict[int, list[int]] = {}  # column -> rows of its typed numbers, in order
+    along: dict[int, list[int]] = {}  # row -> columns of its typed numbers, in order
+    for r, c in sorted(typed):
+        down.setdefault(c, []).append(r)
+        along.setdefault(r, []).append(c)
+    out = set()
+    for r, c, (top, left, bottom, right) in boxes:  # a range's typed numbers, not its cells
+        if left == right == c and bottom < r:
+            rows = down.get(c, [])
+            out |= {(i, c) for i in rows[bisect_left(rows, top) : bisect_right(rows, bottom)]}
+        elif top == bottom == r and right < c:
+            cols = along.get(r, [])
+            out |= {(r, j) for j in cols[bisect_left(cols, left) : bisect_right(cols, right)]}
+    return out
+
+
+def adds_up_to(text: str, sheet: str, cell: tuple[int, int]) -> bool:
+    """Whether the formula `text`, written at `cell` of `sheet`, is a total of the numbers
+    above it in its column or before it in its row (False when it does not parse)."""
+    try:
+        got = total_range(parse_formula(text, sheet, cell), sheet)
+    except FormulaError:
+        return False
+    if got is None:
+        return False
+    (r, c), (top, left, bottom, right) = cell, got[1]
+    return left == right == c and bottom < r or top == bottom == r and right < c
+
+
+def _filled(sheet: Sheet, row: int, col: int, labels: Set[tuple[int, int]]) -> bool:
+    """A number there, typed or computed (booleans, text and `labels` are not)."""
+    if row < 0 or (row, col) in labels:
         return False
     cell = sheet.cell(row, col)
     return (

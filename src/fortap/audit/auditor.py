@@ -1,15 +1,18 @@
 """`audit`: a workbook's findings, structure first, previews and candidates for survivors only.
 
 For each sheet: formula cells that break their block (`inconsistent.breaks`) and typed numbers
-in runs of formulas (`missing.holes`) are found from the parsed R1C1 texts alone. Then, up to
-`AuditConfig.max_checks` typed numbers per workbook (and for at most `check_seconds`), those
-the structure points at first (a
-hole between two equal formulas, a high share of formulas in the run, the last number of a
-run, where totals stand), get previews: the structural fix at the cell, and the suggestion
-engine's top suggestions (`evidence`). A suggest call costs about 10 ms, so checking every
-number of a 10,000-number model would take minutes; the budget keeps an audit to seconds.
-Each cell's facts are scored (`score.combine`, fitted weights); findings under `min_score` are
-dropped.
+in runs of formulas (`missing.holes`) are found from the parsed R1C1 texts alone. Years and codes
+that head a block (`labels`) are labels, not typed numbers: they end runs as text does. Then
+the typed numbers are put in one fixed order (`plan`: those the structure points at first, a
+hole between two equal formulas, a high share of formulas in the run, the last number of a run
+where totals stand; ties by sheet, row, column), and the first `AuditConfig.max_checks` get
+previews: the structural fix at the cell, and the suggestion engine's top suggestions
+(`evidence`). A suggest call costs about 10 ms, so checking every number of a 10,000-number
+model would take minutes; the budget, a count, keeps an audit to seconds and its findings the
+same on every run. `check_seconds` is a safety stop only (off by default): once the checks took
+that long no other starts, and `Audit.stopped` says so, since a run stopped by the clock checks
+as many numbers as the machine allowed. Each cell's facts are scored (`score.combine`, fitted
+weights); findings under `min_score` are dropped.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fortap.audit import evidence
-from fortap.audit.aggregates import Short, shorts
+from fortap.audit.aggregates import Short, adds_up_to, shorts, totalled
 from fortap.audit.display import same_shown
 from fortap.audit.findings import INCONSISTENT, MISSING, Finding
 from fortap.audit.inconsistent import Break, breaks, describe
+from fortap.audit.labels import labels
 from fortap.audit.missing import Hole, holes, numbers
 from fortap.audit.score import combine, default_min_score
 from fortap.audit.structure import AXES, AXIS_NAMES, runs
@@ -40,8 +44,8 @@ class AuditConfig:
 
     # findings scored below this are not reported (default: the threshold fitted with the weights)
     min_score: float = field(default_factory=default_min_score)
-    max_checks: int = 300  # typed numbers per workbook given previews and candidates
-    check_seconds: float = 5.0  # and no more once the checks took this long (0: no limit)
+    max_checks: int = 300  # typed numbers per workbook given previews and candidates, in order
+    check_seconds: float = 0.0  # safety stop: no check starts once they took this long (0: none)
     top: int = 3  # suggestions previewed per typed number checked
 
     def __post_init__(self) -> None:
@@ -58,9 +62,20 @@ class Audit:
     """An audit's findings (best score first) and how much of the workbook was checked."""
 
     findings: list[Finding]
-    typed: int  # typed numbers in the sheets audited
+    typed: int  # typed numbers in the sheets audited (labels apart)
     checked: int  # of them, given previews and candidates
     formulas: int  # formula cells in the sheets audited
+    labels: int  # typed years and codes read as labels (`labels`), not audited
+    planned: int  # checks the budget allows: min(max_checks, typed)
+    stopped: bool  # the safety stop (`check_seconds`) ended the checks before `planned`
+    seconds: float  # wall time of the audit (the one field that differs between runs)
+
+    def to_json(self) -> dict:
+        """The counts and findings, as `fortap audit --json` prints them (less the book)."""
+        return {"typed_numbers": self.typed, "labels": self.labels, "formulas": self.formulas,
+                "planned_checks": self.planned, "checked": self.checked,
+                "stopped_by_check_seconds": self.stopped, "seconds": round(self.seconds, 3),
+                "findings": [f.to_json() for f in self.findings]}  # fmt: skip
 
 
 def audit(
@@ -71,38 +86,69 @@ def audit(
 ) -> Audit:
     """Findings of the sheets named (default: all), best score first."""
     cfg = cfg or AuditConfig()
+    begin = time.perf_counter()
     found: list[Finding] = []
-    queue, formulas = [], 0
+    queue: list[Planned] = []
+    formulas = heads = 0
     for name in sheets or sg.context.sheet_names():
         sc = sg.context.sheet(name)
         formulas += len(sc.cells)
-        found += _formula_findings(sg, name, sc)
         typed = numbers(sc)
-        best = {h.cell: h for h in _best(holes(sc, typed), _hole_rank)}
-        ends = _run_ends(typed | set(sc.cells))
-        queue += [(_priority(best.get(c), c in ends), name, c, best.get(c), c in ends)
-                  for c in typed]  # fmt: skip
-    queue.sort(key=lambda item: (-item[0], item[1], item[2]))
-    start, checks = time.perf_counter(), 0
-    limit = cfg.check_seconds or float("inf")
-    for _, name, cell, hole, end in queue:
-        checked = checks < cfg.max_checks and time.perf_counter() - start < limit
+        named = labels(sc, typed)
+        found += _formula_findings(sg, name, sc, named)
+        heads += len(named)
+        queue += plan(sc, typed - named)
+    queue.sort(key=lambda p: p.order)
+    planned = min(cfg.max_checks, len(queue))
+    checks, stopped, start = 0, False, time.perf_counter()
+    totals: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers a total adds up
+    for p in queue:
+        checked = checks < planned and not stopped
+        if checked and cfg.check_seconds and time.perf_counter() - start >= cfg.check_seconds:
+            checked, stopped = False, True
         if checked and update is not None:
-            update(checks, f"{name}!{a1(*cell)}")
+            update(checks, f"{p.sheet}!{a1(*p.cell)}")
         checks += checked
-        if checked or hole is not None:
-            finding = _missing(sg, sg.context.sheet(name), cell, hole, (checked, end), cfg)
+        if checked or p.hole is not None:
+            sc = sg.context.sheet(p.sheet)
+            if checked and p.sheet not in totals:
+                totals[p.sheet] = totalled(sc, numbers(sc))
+            finding = _missing(sg, sc, p, checked, totals.get(p.sheet, set()), cfg)
             if finding is not None:
                 found.append(finding)
     found = [f for f in found if f.score >= cfg.min_score]
     found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
-    return Audit(found, len(queue), checks, formulas)
+    seconds = time.perf_counter() - begin
+    return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds)
 
 
-def _formula_findings(sg: Suggester, name: str, sc: SheetContext) -> list[Finding]:
-    """Breaks and short totals of a sheet, the best finding per cell."""
+@dataclass(frozen=True)
+class Planned:
+    """A typed number in the order of checks, with what the structure says of it."""
+
+    sheet: str
+    cell: tuple[int, int]
+    hole: Hole | None  # its best hole (None: in no run with formulas)
+    end: bool  # the last cell of a value run of 3+ (where a total stands)
+
+    @property
+    def order(self) -> tuple:
+        """Structure first (`_priority`), then sheet, row, column: one order on every run."""
+        return (-_priority(self.hole, self.end), self.sheet, self.cell)
+
+
+def plan(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Planned]:
+    """The sheet's typed numbers `typed` (labels left out) with their holes and run ends."""
+    best = {h.cell: h for h in _best(holes(sc, typed), _hole_rank)}
+    ends = _run_ends(typed | set(sc.cells))
+    return [Planned(sc.sheet.name, c, best.get(c), c in ends) for c in sorted(typed)]
+
+
+def _formula_findings(sg: Suggester, name: str, sc: SheetContext,
+                      named: set[tuple[int, int]]) -> list[Finding]:  # fmt: skip
+    """Breaks and short totals of a sheet (`named`: its labels), the best finding per cell."""
     odd = {f.a1: f for f in (_inconsistent(sg, name, b) for b in _best(breaks(sc), _break_rank))}
-    for short in shorts(sc):
+    for short in shorts(sc, named):
         f = _short(name, short)
         if f.a1 not in odd or odd[f.a1].score < f.score:
             odd[f.a1] = f
@@ -168,9 +214,11 @@ def _short(sheet: str, s: Short) -> Finding:
     return Finding(sheet, *s.cell, INCONSISTENT, score, text, s.fix, tuple(facts.items()))
 
 
-def _missing(sg: Suggester, sc: SheetContext, cell, hole: Hole | None, how: tuple[bool, bool],
-             cfg: AuditConfig) -> Finding | None:  # fmt: skip
-    checked, end = how  # given previews; the last cell of a run
+def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool,
+             inputs: set[tuple[int, int]], cfg: AuditConfig) -> Finding | None:  # fmt: skip
+    """The typed number `p` as a missing formula (None: nothing says so); `checked`: given
+    previews; `inputs`: the sheet's typed numbers a total already adds up."""
+    cell, hole = p.cell, p.hole
     c = sc.sheet.cell(*cell)
     value, fmt = float(c.value), c.style.number_format
     facts: dict[str, float] = {}
@@ -191,6 +239,8 @@ def _missing(sg: Suggester, sc: SheetContext, cell, hole: Hole | None, how: tupl
                 said.insert(0, f"{hole.fix} gives {got:,.10g}")
     if checked and "fix_equal" not in facts:
         match = evidence.candidates(sg, sc.sheet.name, cell, value, fmt, cfg.top)
+        if match is not None and cell in inputs and adds_up_to(match.formula, sc.sheet.name, cell):
+            match = None  # a total over the rows above an input of the table's own total
         if match is not None:
             # formulas fitted to the values (induced), echoes of equal values and formulas
             # copied from elsewhere match a typed number by chance more often than not
@@ -201,7 +251,7 @@ def _missing(sg: Suggester, sc: SheetContext, cell, hole: Hole | None, how: tupl
             fix = fix if hole is not None and hole.hole else match.formula
     if not facts:
         return None
-    facts["checked"], facts["run_end"] = float(checked), float(end)
+    facts["checked"], facts["run_end"] = float(checked), float(p.end)
     score = combine(MISSING, facts)
     text = f"{a1(*cell)} holds {value:,.10g} typed by hand; " + "; ".join(said)
     return Finding(sc.sheet.name, *cell, MISSING, score, text + ": missing formula", fix,

@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+AUDIT_CHECKS = 300  # `AuditConfig.max_checks`, kept here so that start-up imports no engine
+
 
 def audit_command(
     book: Annotated[Path, typer.Argument(help="The workbook (.xlsx/.xlsm/.xls/.ods/.csv).")],
@@ -40,11 +42,25 @@ def audit_command(
         typer.Option("--ranker", help="A ranker folder (fortap train-ranker; default: shipped)."),
     ] = None,
     max_checks: Annotated[
-        int, typer.Option(help="Typed numbers given previews and candidates (the rest: structure).")
-    ] = 300,
+        int,
+        typer.Option(
+            help="Typed numbers given previews and candidates, structure's picks first (the "
+            "rest: structure only)."
+        ),
+    ] = AUDIT_CHECKS,
     check_seconds: Annotated[
-        float, typer.Option(help="Stop those checks after this many seconds (0: no limit).")
-    ] = 5.0,
+        float,
+        typer.Option(
+            help="Safety stop: start no check after this many seconds (0: none); a run it "
+            "stops says so, and may differ from the next."
+        ),
+    ] = 0.0,
+    top: Annotated[
+        int,
+        typer.Option(
+            "--top", help="Print the best N findings (0: all); --json and -o keep every one."
+        ),
+    ] = 20,
     overwrite: Annotated[
         bool,
         typer.Option(
@@ -59,7 +75,7 @@ def audit_command(
     from fortap.console import progress
     from fortap.suggest.api import find_sheet, native_stderr_silenced, open_book
 
-    _check_options(book, min_score, max_checks, check_seconds)
+    _check_options(book, min_score, max_checks, check_seconds, top)
     if out is not None:  # checked before the audit runs, not after
         from fortap.outputs import claim_folder
 
@@ -73,13 +89,15 @@ def audit_command(
             done = audit(sg, names, cfg, update)
     found = done.findings
     if as_json:
-        doc = {"book": str(book), "typed_numbers": done.typed, "checked": done.checked,
-               "formulas": done.formulas, "findings": [f.to_json() for f in found]}  # fmt: skip
-        typer.echo(json.dumps(doc, indent=1))
+        options = {"max_checks": max_checks, "check_seconds": check_seconds}
+        typer.echo(json.dumps({"book": str(book), **options, **done.to_json()}, indent=1))
     else:
-        _print(found, book)
-        typer.echo(f"{done.formulas} formulas and {done.typed} typed numbers read; "
-                   f"{done.checked} typed numbers checked with candidates and previews")  # fmt: skip
+        _print(found, book, top)
+        typer.echo(f"{done.formulas} formulas and {done.typed} typed numbers read "
+                   f"({done.labels} more read as year or code labels); {done.checked} typed "
+                   "numbers checked with candidates and previews")  # fmt: skip
+        if done.stopped:
+            typer.echo(_stop_note(done, check_seconds))
     if out is not None:
         from fortap.audit.report import write_report
 
@@ -89,7 +107,14 @@ def audit_command(
             typer.echo(f"report: {path}")
 
 
-def _check_options(book: Path, min_score, max_checks: int, check_seconds: float) -> None:
+def _stop_note(done, check_seconds: float) -> str:
+    """The line that says the safety stop cut the checks (so another run may differ)."""
+    return (f"--check-seconds {check_seconds:g} stopped the checks after {done.checked} of "
+            f"{done.planned}: another run may check more and find other cells")  # fmt: skip
+
+
+def _check_options(book: Path, min_score, max_checks: int, check_seconds: float,
+                   top: int) -> None:  # fmt: skip
     """Refuse a bad argument in the words of the command line, before any work."""
     from fortap.errors import FortapError
 
@@ -101,9 +126,16 @@ def _check_options(book: Path, min_score, max_checks: int, check_seconds: float)
         raise FortapError(f"--max-checks must be >= 0, got {max_checks}")
     if not check_seconds >= 0 or check_seconds == float("inf"):  # also refuses nan
         raise FortapError(f"--check-seconds must be a number >= 0, got {check_seconds}")
+    if top < 0:
+        raise FortapError(f"--top must be >= 0, got {top}")
 
 
-def _print(found, book: Path) -> None:
+WIDE = 120  # console columns from which the printed table has room for the evidence too
+
+
+def _print(found, book: Path, top: int) -> None:
+    """The best `top` findings (0: all) as a table: cell, kind, score and fix, and the evidence
+    where the console is `WIDE` (in 80 columns it folds into a column of single words)."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -111,10 +143,19 @@ def _print(found, book: Path) -> None:
     if not found:
         typer.echo(f"no finding in {book.name}")
         return
+    console = Console()
+    wide = console.width >= WIDE
+    shown = found if top == 0 else found[:top]
     table = Table(title=f"Audit of {escape(book.name)}", title_justify="left")
-    for name in ("sheet", "cell", "kind", "score", "fix", "evidence"):
+    for name in ("cell", "kind", "score", "fix", *(("evidence",) if wide else ())):
         table.add_column(name, overflow="fold")
-    for f in found:
-        table.add_row(escape(f.sheet), f.a1, f.kind, f"{f.score:.2f}", escape(f.fix or ""),
-                      escape(f.evidence))  # fmt: skip
-    Console().print(table)
+    for f in shown:
+        row = [escape(f"{f.sheet}!{f.a1}"), f.kind, f"{f.score:.2f}", escape(f.fix or "")]
+        table.add_row(*row, *((escape(f.evidence),) if wide else ()))
+    console.print(table)
+    if len(shown) < len(found):
+        more = len(found) - len(shown)
+        typer.echo(f"{more} more finding{'s' * (more != 1)} under these: --top 0 prints all, "
+                   "--json and -o list every one with its evidence")  # fmt: skip
+    elif not wide:
+        typer.echo("evidence: --json, or -o for a report")

@@ -1,0 +1,173 @@
+"""Faults injected into a real workbook, as mutation testing does, to measure `fortap audit`.
+
+A *block* is a run of at least `BLOCK_MIN` adjacent formula cells along a column or a row
+whose R1C1 text is the same (a dragged formula): the audit's own formula runs
+(`fortap.audit.structure.runs` over a sheet's parsed formulas) cut where the R1C1 changes.
+Two kinds of fault, each on a cell inside a block (never at its ends):
+- `typed-number`: the formula replaced by the value it shows, typed as a number (a formula
+  typed over with its own result, the slip the audit's missing-formula findings look for);
+- `shifted-reference`: one same-sheet cell reference of the formula moved by one row or
+  column, staying on the sheet and off the cell itself (`=B7*C7` written `=B8*C7`).
+
+`plan` picks faults with an explicit `rng`: blocks in a random order, a random interior cell,
+the kind there are fewer of so far (the other when the cell cannot take it), at most one fault per block, and on one sheet no two faults closer
+than `gap` rows and columns, so that several faults can share one copy without one standing
+in another's block (each copy is audited once: one audit per copy instead of one per fault).
+`write_copy` (`helpers.audit_fault_files`) writes them into a copy of the file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from fortap.audit.structure import AXES, runs
+from fortap.errors import FortapError
+from fortap.formula import parse_formula
+from fortap.formula.nodes import Ref
+from fortap.formula.references import MAX_COLS, MAX_ROWS, ref_a1
+from fortap.sheet.model import a1
+from fortap.suggest.api import SheetContext, refs_of
+
+BLOCK_MIN = 3  # a dragged block: this many adjacent cells of one R1C1 text, or more
+TYPED = "typed-number"
+SHIFTED = "shifted-reference"
+FAULT_KINDS = (TYPED, SHIFTED)
+STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))  # a reference moved by one row or column
+
+
+@dataclass(frozen=True)
+class Block:
+    """Cells of one dragged block of a sheet, in order along `axis` (0 column, 1 row)."""
+
+    sheet: str
+    axis: int
+    cells: tuple[tuple[int, int], ...]
+    r1c1: str
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected fault: the cell (0-based), its kind, the formula it held, and what it holds
+    now (`after`: the shifted formula, or None for a typed number, which keeps the cell's
+    cached value). `value`: the shifted formula's value to cache (None: cache none)."""
+
+    sheet: str
+    row: int
+    col: int
+    kind: str
+    before: str
+    after: str | None = None
+    value: float | None = None
+
+    @property
+    def place(self) -> tuple[str, int, int]:
+        return (self.sheet, self.row, self.col)
+
+    def to_json(self) -> dict:
+        return {"sheet": self.sheet, "cell": a1(self.row, self.col), "kind": self.kind,
+                "before": self.before, "after": self.after}  # fmt: skip
+
+
+def blocks(name: str, sc: SheetContext) -> list[Block]:
+    """The dragged blocks of one sheet, down its columns and along its rows."""
+    out = []
+    for axis in AXES:
+        for run in runs(set(sc.cells), axis):
+            texts = [sc.r1c1s[sc.group[sc.index[c]]] for c in run.cells]
+            start = 0
+            for i in range(1, len(texts) + 1):
+                if i == len(texts) or texts[i] != texts[start]:
+                    if i - start >= BLOCK_MIN:
+                        out.append(Block(name, axis, run.cells[start:i], texts[start]))
+                    start = i
+    return out
+
+
+def plan(sheets: dict[str, SheetContext], n: int, rng: np.random.Generator, gap: int = 10,
+         avoid: frozenset[tuple[str, int, int]] = frozenset()) -> list[Fault]:  # fmt: skip
+    """Up to `n` faults over the sheets' blocks (see the module doc); `avoid`: cells that must
+    keep their formula (the head of a shared formula, which its followers are written from)."""
+    every = [b for name, sc in sheets.items() for b in blocks(name, sc)]
+    faults: list[Fault] = []
+    for i in rng.permutation(len(every)):
+        if len(faults) == n:
+            break
+        block = every[i]
+        cell = block.cells[int(rng.integers(1, len(block.cells) - 1))]
+        place = (block.sheet, *cell)
+        if place in avoid or any(_near(f, place, gap) for f in faults):
+            continue
+        typed = sum(f.kind == TYPED for f in faults)
+        want = TYPED if 2 * typed <= len(faults) else SHIFTED  # the kind there are fewer of
+        for kind in (want, *(k for k in FAULT_KINDS if k != want)):
+            fault = _fault(sheets[block.sheet], block.sheet, cell, kind, rng)
+            if fault is not None:
+                faults.append(fault)
+                break
+    return faults
+
+
+def _near(f: Fault, place: tuple[str, int, int], gap: int) -> bool:
+    return f.sheet == place[0] and abs(f.row - place[1]) < gap and abs(f.col - place[2]) < gap
+
+
+def _fault(sc: SheetContext, sheet: str, cell, kind: str, rng) -> Fault | None:
+    formula = sc.formulas[sc.index[cell]]
+    if formula.array:
+        return None
+    if kind == TYPED:
+        value = sc.sheet.cell(*cell).value
+        number = isinstance(value, float) and not isinstance(value, bool) and math.isfinite(value)
+        return Fault(sheet, *cell, TYPED, formula.text) if number else None
+    after = shifted(formula.text, formula.ast, sheet, cell, rng)
+    return None if after is None else Fault(sheet, *cell, SHIFTED, formula.text, after)
+
+
+def shifted(text: str, ast, sheet: str, cell: tuple[int, int], rng) -> str | None:
+    """`text` with one of its same-sheet cell references moved by one row or column (picked
+    with `rng`); None when none can be: no such reference, or its text is not found exactly
+    once in the formula, so that the rest of the text stays as the workbook wrote it."""
+    refs = [r for r in refs_of(ast) if r.kind == "cell" and r.sheet in (None, sheet)]
+    for i in rng.permutation(len(refs)):
+        ref = refs[i]
+        old = ref_a1(ref, keep_sheet=False)
+        found = [m for m in _mentions(old).finditer(text)]
+        if len(found) != 1:
+            continue
+        for j in rng.permutation(len(STEPS)):
+            moved = _moved(ref, *STEPS[j])
+            if moved is None or (moved.start.row, moved.start.col) == cell:
+                continue
+            at = found[0]
+            after = text[: at.start()] + ref_a1(moved, keep_sheet=False) + text[at.end() :]
+            if _same_computation(text, after, sheet, cell):
+                return after
+    return None
+
+
+def _mentions(ref_text: str) -> re.Pattern:
+    """`ref_text` as a whole reference: not part of a name, a longer address, a range or a
+    sheet-qualified reference (`B7` in `=B7*2`, not in `AB7`, `B70`, `B7:B9` or `S!B7`)."""
+    return re.compile(rf"(?<![A-Za-z0-9_.$!:']){re.escape(ref_text)}(?![A-Za-z0-9_(:!])")
+
+
+def _moved(ref: Ref, dr: int, dc: int) -> Ref | None:
+    s = ref.start
+    row, col = s.row + dr, s.col + dc
+    if not (0 <= row < MAX_ROWS and 0 <= col < MAX_COLS):
+        return None
+    return replace(ref, start=replace(s, row=row, col=col))
+
+
+def _same_computation(before: str, after: str, sheet: str, cell) -> bool:
+    """The shifted text parses to the same sketch with another R1C1 (a quoted "B7" in a string
+    would have been moved instead of the reference: then the R1C1 stays)."""
+    try:
+        a, b = parse_formula(before, sheet, cell), parse_formula(after, sheet, cell)
+    except FortapError:
+        return False
+    return a.sketch == b.sketch and a.r1c1 != b.r1c1

@@ -1,0 +1,80 @@
+"""Labels among the typed numbers: years and codes that head a block, not numbers missing a formula.
+
+A model's year row (2007, 2010, ..., 2050 over a block of formulas) or a table's code column
+(1, 2, 3, ... beside its rows) holds typed integers, and a block's run of formulas passes
+through them: the structure sees a typed number in a run of formulas, and an engine's formula
+over another block headed by the same years gives the same value (`=O470+(O426-O470)*0.35`
+gives 2,050 at O449 because O470 heads its own block with 2050 too). Such a cell is a label. A
+typed number is one when it lies on a *label line*: `LINE_CELLS` or more adjacent cells along a
+row or a column, each an integer (typed, or a formula's cached value), all
+- years (1800-2100, as `table.layout.is_year` reads them), strictly increasing, or
+- codes: counting up from one by one (1, 2, 3, ...; observation counts 10, 11, 12 are data).
+A line that a formula is dragged along (1990, 1991, ..., 1995, `=A11+1`, `=A12+1`, ...) is
+computed, not typed: only its first cell, the seed, is a label, and the typed years after it
+stay typed numbers (the TASI key counts them as missing formulas).
+
+Header cells of `table.detect_tables` are not used: on the TASI key's sheets 26 of its 746
+typed header cells are cells of the key (typed where a formula should be), against 1 of the 795
+these lines find, and it costs about 2 s on `model2.xlsx`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fortap.audit.structure import AXES, is_number, runs
+from fortap.sheet.model import Sheet
+from fortap.suggest.api import SheetContext
+from fortap.table.layout import is_year
+
+_YEAR = re.compile(r"^\s*\d{4}\s*$")  # a year typed as text, spaces around it
+LINE_CELLS = 3  # cells a label line needs: two years side by side are as often two figures
+
+
+def labels(sc: SheetContext, typed: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The typed numbers of `typed` that are labels (module doc)."""
+    s = sc.sheet
+    whole = {rc: v for rc in s.cells if (v := _whole(s, *rc)) is not None}
+    out: set[tuple[int, int]] = set()
+    for axis in AXES:
+        for run in runs(set(whole), axis):
+            for line in _lines(run.cells, [whole[rc] for rc in run.cells]):
+                seed_only = _dragged(sc, line)
+                out |= {rc for i, rc in enumerate(line) if rc in typed and not (seed_only and i)}
+    return out
+
+
+def _whole(sheet: Sheet, row: int, col: int) -> float | None:
+    """The integer the cell shows (typed, or a formula's cached number), or the year a text
+    holds (" 1999 ": a header typed as text, which a typed 2000 may continue); else None."""
+    cell = sheet.cell(row, col)
+    if cell.kind == "text" and cell.formula is None:
+        return float(cell.value) if _YEAR.match(str(cell.value)) and is_year(cell) else None
+    ok = is_number(sheet, row, col) or cell.formula is not None and cell.kind == "number"
+    return cell.value if ok and isinstance(cell.value, float) and cell.value.is_integer() else None
+
+
+def _lines(cells: tuple[tuple[int, int], ...], values: list[float]) -> list[list[tuple[int, int]]]:
+    """The stretches of `cells` (adjacent, showing the integers `values`) that are year or
+    code lines."""
+    out, start = [], 0
+    years = [1800 <= v <= 2100 for v in values]  # as `table.layout.is_year` reads a number
+    for i in range(1, len(cells) + 1):
+        later = i < len(cells) and (
+            years[i - 1]
+            and years[i]
+            and values[i] > values[i - 1]
+            or values[i] == values[i - 1] + 1
+        )
+        if later:
+            continue
+        if i - start >= LINE_CELLS and (all(years[start:i]) or values[start] == 1):
+            out.append(list(cells[start:i]))
+        start = i
+    return out
+
+
+def _dragged(sc: SheetContext, line: list[tuple[int, int]]) -> bool:
+    """Whether two adjacent cells of the line hold copies of one formula (`=A11+1`, `=A12+1`)."""
+    texts = [sc.r1c1s[sc.group[k]] if (k := sc.index.get(rc)) is not None else None for rc in line]
+    return any(t is not None and t == u for t, u in zip(texts, texts[1:], strict=False))
