@@ -141,7 +141,7 @@ def run(
             del runs[name]
             done[name] = code
             say(f"end {name}: exit {code} after {time.monotonic() - since:.0f} s")
-            if code and time.monotonic() - started < 120:  # a broken setup: stop at once
+            if code and time.monotonic() - since < 120:  # a broken setup: stop at once
                 say(_tail(_log(work, name)))
                 for other, _ in runs.values():
                     other.kill()

@@ -42,6 +42,17 @@ def test_year_and_code_lines():
     assert labels(sc, numbers(sc)) == {(0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (2, 0), (3, 0)}
 
 
+def test_newest_year_first_and_codes_from_zero_are_lines_a_turn_is_not():
+    grid = [
+        [None, 2023, 2022, 2021, 2020],  # the newest year first: labels
+        [0, 3.5, "=B2*2", "=C2*2", "=D2*2"],  # codes 0, 1, 2 down column A: labels
+        [1, 4.5, "=B3*2", "=C3*2", "=D3*2"],
+        [2, 1999, 2005, 2001, None],  # up, then down: no three-year line either way
+    ]
+    sc = sheet_context(grid)
+    assert labels(sc, numbers(sc)) == {(0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (2, 0), (3, 0)}
+
+
 def test_years_a_formula_continues_are_typed_numbers_but_the_seed():
     # TASI's key counts 1991..1993 as missing formulas: the line goes on as =A4+1, =A5+1
     grid = [["Year"], [1990], [1991], [1992], [1993], [("=A5+1", 1994)], [("=A6+1", 1995)]]

@@ -7,8 +7,9 @@ over another block headed by the same years gives the same value (`=O470+(O426-O
 gives 2,050 at O449 because O470 heads its own block with 2050 too). Such a cell is a label. A
 typed number is one when it lies on a *label line*: `LINE_CELLS` or more adjacent cells along a
 row or a column, each an integer (typed, or a formula's cached value), all
-- years (1800-2100, as `table.layout.is_year` reads them), strictly increasing, or
-- codes: counting up from one by one (1, 2, 3, ...; observation counts 10, 11, 12 are data).
+- years (1800-2100, as `table.layout.is_year` reads them), strictly increasing or strictly
+  decreasing (the newest year first), or
+- codes: counting up one by one from 0 or 1 (observation counts 10, 11, 12 are data).
 A line that a formula is dragged along (1990, 1991, ..., 1995, `=A11+1`, `=A12+1`, ...) is
 computed, not typed: only its first cell, the seed, is a label, and the typed years after it
 stay typed numbers (the TASI key counts them as missing formulas).
@@ -57,20 +58,20 @@ def _whole(sheet: Sheet, row: int, col: int) -> float | None:
 def _lines(cells: tuple[tuple[int, int], ...], values: list[float]) -> list[list[tuple[int, int]]]:
     """The stretches of `cells` (adjacent, showing the integers `values`) that are year or
     code lines."""
-    out, start = [], 0
+    out, start, direction = [], 0, 0
     years = [1800 <= v <= 2100 for v in values]  # as `table.layout.is_year` reads a number
     for i in range(1, len(cells) + 1):
-        later = i < len(cells) and (
-            years[i - 1]
-            and years[i]
-            and values[i] > values[i - 1]
-            or values[i] == values[i - 1] + 1
-        )
-        if later:
+        step = 0  # +1 or -1: the direction cell i continues the stretch in; 0: it does not
+        if i < len(cells) and years[i - 1] and years[i] and values[i] != values[i - 1]:
+            step = 1 if values[i] > values[i - 1] else -1  # newest year first is common too
+        elif i < len(cells) and values[i] == values[i - 1] + 1:
+            step = 1
+        if step and direction in (0, step):
+            direction = step
             continue
-        if i - start >= LINE_CELLS and (all(years[start:i]) or values[start] == 1):
+        if i - start >= LINE_CELLS and (all(years[start:i]) or values[start] in (0, 1)):
             out.append(list(cells[start:i]))
-        start = i
+        start, direction = i, 0
     return out
 
 

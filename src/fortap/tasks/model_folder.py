@@ -216,14 +216,16 @@ def _read(directory: Path) -> dict:
     return record
 
 
-_loaded: dict[Path, object] = {}
+_loaded: dict[tuple[Path, Callable], object] = {}
 _loading = threading.Lock()  # one load at a time: two callers never load the same folder twice
 
 
 def loaded_once(folder: str | Path, load: Callable[[Path], T]) -> T:
     """`load(folder)` the first time in this process, the same object afterwards (keyed by the
-    resolved folder): a service or a bench asks many questions of one model."""
-    key = Path(folder).resolve()
+    resolved folder and the loader, so one folder named for two tasks is refused by each
+    loader rather than handed over as the other's): a service or a bench asks many questions
+    of one model."""
+    key = (Path(folder).resolve(), load)
     with _loading:
         if key not in _loaded:
             _loaded[key] = load(Path(folder))

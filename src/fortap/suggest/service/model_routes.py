@@ -38,10 +38,13 @@ def cell_types(http: Request, book_id: str, sheet: str) -> dict[str, Any]:
     book = http.app.state.store.get(book_id)
     with book.lock, user_names(book):
         found = book.cell_types.get(sheet)
-        if found is None:
-            model = session_sheet(book, sheet)
+        model = session_sheet(book, sheet) if found is None else None
+    if found is None:
+        with user_names(book):  # typed unlocked, as `ask` answers: a write replaces the sheet
             found = typed_record(model, http.app.state.config.cell_type_model)
-            book.cell_types[sheet] = found
+        with book.lock:
+            if session_sheet(book, sheet) is model:  # not written meanwhile: keep it
+                book.cell_types[sheet] = found
     return found
 
 
