@@ -153,7 +153,7 @@ def run(
                 if code == 0:
                     if encoder == SHIP:
                         _export_encoder(work / "runs" / name / "encoder", out, "fortap-small",
-                                        work / "runs" / "exports")  # fmt: skip
+                                        work / "runs" / "exports", carry)  # fmt: skip
                     ckpt = ["--checkpoint", str(work / "runs" / name / "encoder")]
                     queue += _tasks(encoder, ckpt, work, gpu, smoke)
                     queue.sort(key=lambda job: _seed_of(job[0]))  # seed 0's first
@@ -167,7 +167,7 @@ def run(
                 done[name] = -1
                 say(f"not started by the deadline: {name}")
             break
-    _export_best_qa(work, out, done, say)
+    _export_best_qa(work, out, done, say, carry)
     _write_results(work, out, done, say)
     return 0
 
@@ -218,7 +218,7 @@ def _tasks(encoder: str, ckpt: list[str], work: Path, gpu: list[str], smoke: boo
     return jobs
 
 
-def _export_best_qa(work: Path, out: Path, done: dict[str, int], say) -> None:
+def _export_best_qa(work: Path, out: Path, done: dict[str, int], say, carry: Path) -> None:
     """The finished table-QA run best on dev: its encoder without the word table (two bf16
     files) and the rest of its model folder (`table-qa.tar`)."""
     best, best_acc = None, -1.0
@@ -234,7 +234,7 @@ def _export_best_qa(work: Path, out: Path, done: dict[str, int], say) -> None:
         say("no table-QA run finished: none exported")
         return
     model = best / "model"
-    _export_encoder(model / "encoder", out, "table-qa", work / "runs" / "exports")
+    _export_encoder(model / "encoder", out, "table-qa", work / "runs" / "exports", carry)
     with tarfile.open(out / "table-qa.tar", "w") as tar:
         for f in sorted(model.rglob("*")):
             if f.is_file() and f.name != "model.safetensors":
@@ -277,14 +277,16 @@ def unpack(carry: Path, work: Path) -> Path:
     return site
 
 
-def _export_encoder(folder: Path, out: Path, name: str, exports: Path) -> None:
-    """The encoder without its word table, in bf16, as two files of under 16 MiB; its config
-    into `exports` (work/runs/exports, which travels in runs.tar.gz)."""
+def _export_encoder(folder: Path, out: Path, name: str, exports: Path, carry: Path) -> None:
+    """The encoder without its word table, in bf16, as two files of under 16 MiB; its config,
+    and whether its table is still MiniLM's (`words_frozen`), into `exports`
+    (work/runs/exports, which travels in runs.tar.gz): `collect` rebuilds the table from MiniLM,
+    so it refuses an encoder whose table changed."""
     import torch
     from safetensors.torch import load_file, save_file
 
     tensors = load_file(str(folder / "model.safetensors"))
-    tensors.pop(WORDS)
+    frozen = words_frozen(tensors.pop(WORDS), carry / "minilm_lite.safetensors")
     keys = sorted(tensors)
     half = len(keys) // 2
     for part, chunk in enumerate((keys[:half], keys[half:])):
@@ -293,6 +295,19 @@ def _export_encoder(folder: Path, out: Path, name: str, exports: Path) -> None:
         save_file(narrow, str(out / f"{name}-part{part}.safetensors"))
     exports.mkdir(parents=True, exist_ok=True)
     shutil.copy(folder / "config.json", exports / f"{name}-config.json")
+    (exports / f"{name}-words.json").write_text(json.dumps({"words_frozen": frozen}) + "\n")
+
+
+def words_frozen(table, lite_file: Path) -> bool:
+    """Whether the (V, D) word table still holds MiniLM's carried rows exactly (the rows of the
+    added tokens, below 1,000, are means of other rows and are left out)."""
+    import torch
+    from safetensors.torch import load_file
+
+    lite = load_file(str(lite_file))
+    keep = lite["word_rows"] >= 1000
+    carried = lite["word_values"][keep].float()  # (R, D)
+    return bool(torch.equal(table[lite["word_rows"][keep]].float(), carried))
 
 
 def _write_results(work: Path, out: Path, done: dict[str, int], say) -> None:

@@ -148,6 +148,10 @@ def _rebuild(files_at: Path, exports: Path, name: str, folder: Path) -> None:
     from fortap.model.encoder import FortapEncoder
     from fortap.model.minilm_words import minilm_words
 
+    words = exports / f"{name}-words.json"
+    if words.is_file() and not json.loads(words.read_text())["words_frozen"]:
+        raise SystemExit(f"{name}: its word table changed from MiniLM's on the GPU, so it cannot "
+                         "be stored as its difference from MiniLM")  # fmt: skip
     config = ModelConfig.load(exports / f"{name}-config.json")
     model = FortapEncoder(config)
     tensors = {}

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tarfile
 
+import pytest
 import torch
 from bench.device_pair import _seed_of, _tasks, encoders, unpack, write_json
 from safetensors.torch import load_file, save_file
@@ -93,3 +94,35 @@ def test_fine_tunes_are_queued_seed_by_seed_with_the_word_table_frozen(tmp_path)
     for name, argv in jobs:
         assert "optim.freeze_word_embeddings=true" in argv
         assert argv[argv.index("--encoder") + 1] == ("minilm" if "minilm" in name else "fortap")
+
+
+def test_an_encoder_whose_word_table_moved_is_marked_and_refused_by_collect(tmp_path):
+    """The export notes whether the word table is still MiniLM's; collect, which rebuilds the
+    table from MiniLM, refuses one that moved."""
+    from bench.device_pair import _export_encoder, words_frozen
+
+    from helpers.pair_pack import _rebuild
+
+    lite = tmp_path / "minilm_lite.safetensors"
+    save_file({"word_rows": torch.tensor([3, 1500]),
+               "word_values": torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.bfloat16)},
+              str(lite))  # fmt: skip
+    table = torch.zeros(1600, 2)
+    table[1500] = torch.tensor([3.0, 4.0])
+    assert words_frozen(table, lite)  # row 3 (an added token's, a mean) is not compared
+    moved = table.clone()
+    moved[1500, 0] += 1e-3
+    assert not words_frozen(moved, lite)
+
+    folder = tmp_path / "enc"
+    folder.mkdir()
+    save_file({WORDS: moved, "encoder.layer.0.weight": torch.ones(2, 2),
+               "pooler.bias": torch.zeros(2)}, str(folder / "model.safetensors"))  # fmt: skip
+    (folder / "config.json").write_text("{}")
+    out, exports = tmp_path / "out", tmp_path / "exports"
+    out.mkdir()
+    _export_encoder(folder, out, "qa", exports, tmp_path)
+    assert json.loads((exports / "qa-words.json").read_text()) == {"words_frozen": False}
+    assert sorted(p.name for p in out.iterdir()) == ["qa-part0.safetensors", "qa-part1.safetensors"]
+    with pytest.raises(SystemExit, match="word table changed"):
+        _rebuild(out, exports, "qa", tmp_path / "rebuilt")
