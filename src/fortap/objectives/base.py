@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from fortap.objectives.vocab import Vocab
 
 
@@ -54,6 +56,19 @@ class Objective:
     loss: Callable[..., Any]
     metric: Callable[..., dict[str, float]]
     order: int  # target builders run in increasing order
+
+
+def padded(rows: Sequence[Sequence], dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(B, K) array of the ragged `rows`, zero past each row's end, and its (B, K) bool mask of
+    the filled slots; K is the longest row (0 when all are empty)."""
+    K = max((len(r) for r in rows), default=0)
+    out = np.zeros((len(rows), K), dtype=dtype)  # (B, K)
+    mask = np.zeros((len(rows), K), dtype=bool)  # (B, K)
+    b = [i for i, r in enumerate(rows) for _ in r]
+    k = [j for r in rows for j in range(len(r))]
+    out[b, k] = [x for r in rows for x in r]
+    mask[b, k] = True
+    return out, mask
 
 
 def hidden_size(encoder) -> int:

@@ -25,7 +25,7 @@ from torch import nn
 from fortap.encoding.arrays import CELL, ExampleArrays
 from fortap.encoding.example import Batch
 from fortap.model.output import EncoderOutput
-from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.base import Objective, TargetContext, hidden_size, padded
 from fortap.objectives.draft import Draft, formula_related, in_table, on_example, word_tokens
 from fortap.objectives.vocab import Vocab
 
@@ -89,15 +89,8 @@ def word_cells(sample: ExampleArrays, vocab: Vocab) -> list[int]:
 def collate(values: list[dict | None], batch: Batch | None = None) -> dict[str, torch.Tensor]:
     """`blanks`, `answers`: (B, Q) 0-based cell indices (into `sep_index`), `mask`: (B, Q) bool."""
     values = [v or {"blanks": [], "answers": []} for v in values]
-    Q = max((len(v["blanks"]) for v in values), default=0)
-    rows = [b for b, v in enumerate(values) for _ in v["blanks"]]
-    slots = [q for v in values for q in range(len(v["blanks"]))]
-    blanks = np.zeros((len(values), Q), dtype=np.int64)  # (B, Q)
-    answers = np.zeros((len(values), Q), dtype=np.int64)  # (B, Q)
-    mask = np.zeros((len(values), Q), dtype=bool)  # (B, Q)
-    blanks[rows, slots] = [c - 1 for v in values for c in v["blanks"]]
-    answers[rows, slots] = [c - 1 for v in values for c in v["answers"]]
-    mask[rows, slots] = True
+    blanks, mask = padded([[c - 1 for c in v["blanks"]] for v in values], np.int64)  # (B, Q)
+    answers, _ = padded([[c - 1 for c in v["answers"]] for v in values], np.int64)  # (B, Q)
     as_tensor = torch.from_numpy
     return {"blanks": as_tensor(blanks), "answers": as_tensor(answers), "mask": as_tensor(mask)}
 

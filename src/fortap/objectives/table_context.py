@@ -25,7 +25,7 @@ from torch import nn
 from fortap.corpus.snippets import SNIPPETS, TableContextConfig
 from fortap.encoding.example import Batch
 from fortap.model.output import EncoderOutput
-from fortap.objectives.base import Objective, TargetContext, hidden_size
+from fortap.objectives.base import Objective, TargetContext, hidden_size, padded
 from fortap.objectives.draft import Draft, on_example, pieces
 
 NAME = "table_context"
@@ -88,15 +88,8 @@ def encoded(text: str, ctx: TargetContext) -> np.ndarray:
 def collate(values: list[dict | None], batch: Batch | None = None) -> dict[str, torch.Tensor]:
     """`choices`: (B, K) 0-based cell indices, `labels`: (B, K) float, `mask`: (B, K) bool."""
     values = [v or {"choices": [], "labels": []} for v in values]
-    K = max((len(v["choices"]) for v in values), default=0)
-    rows = [b for b, v in enumerate(values) for _ in v["choices"]]
-    slots = [k for v in values for k in range(len(v["choices"]))]
-    choices = np.zeros((len(values), K), dtype=np.int64)  # (B, K)
-    labels = np.zeros((len(values), K), dtype=np.float32)  # (B, K)
-    mask = np.zeros((len(values), K), dtype=bool)  # (B, K)
-    choices[rows, slots] = [c - 1 for v in values for c in v["choices"]]
-    labels[rows, slots] = [label for v in values for label in v["labels"]]
-    mask[rows, slots] = True
+    choices, mask = padded([[c - 1 for c in v["choices"]] for v in values], np.int64)  # (B, K)
+    labels, _ = padded([v["labels"] for v in values], np.float32)  # (B, K)
     as_tensor = torch.from_numpy
     return {"choices": as_tensor(choices), "labels": as_tensor(labels), "mask": as_tensor(mask)}
 

@@ -172,27 +172,24 @@ class _Array:
 def _arrays(value: Any) -> Any:
     """`value` with every tensor (through a Batch but its `meta`, dicts, lists, tuples) as an
     `_Array`."""
-    if isinstance(value, torch.Tensor):
-        return _Array(value)
-    if isinstance(value, Batch):
-        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        return Batch(**{k: v if k == "meta" else _arrays(v) for k, v in fields.items()})
-    if isinstance(value, dict):
-        return {k: _arrays(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_arrays(v) for v in value)
-    return value
+    return _map(value, torch.Tensor, _Array)
 
 
 def _tensors(value: Any) -> Any:
     """The inverse of `_arrays`."""
-    if isinstance(value, _Array):
-        return value.tensor()
+    return _map(value, _Array, _Array.tensor)
+
+
+def _map(value: Any, leaf: type, convert) -> Any:
+    """`value` with `convert` applied to every `leaf` in it, through a Batch (but its `meta`),
+    dicts, lists and tuples."""
+    if isinstance(value, leaf):
+        return convert(value)
     if isinstance(value, Batch):
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        return Batch(**{k: v if k == "meta" else _tensors(v) for k, v in fields.items()})
+        return Batch(**{k: v if k == "meta" else _map(v, leaf, convert) for k, v in fields.items()})
     if isinstance(value, dict):
-        return {k: _tensors(v) for k, v in value.items()}
+        return {k: _map(v, leaf, convert) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_tensors(v) for v in value)
+        return type(value)(_map(v, leaf, convert) for v in value)
     return value

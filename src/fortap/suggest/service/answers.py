@@ -16,18 +16,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from fortap.sheet.model import Sheet
 from fortap.suggest.service.grid import json_value
 from fortap.suggest.service.shipped_models import check_installed
 from fortap.table.model import Table
-from fortap.tasks.table_qa.ask import SHIPPED, as_json, ask, largest_table
+from fortap.tasks.table_qa.ask import SHIPPED, as_json, ask
 
 _answering = threading.Lock()  # one forward pass at a time: two cores gain nothing from two
-
-
-def sheet_table(sheet: Sheet) -> Table:
-    """The sheet's largest detected table, as `ask.read_table` picks it from a file."""
-    return largest_table(sheet)
 
 
 def answer_record(table: Table, question: str, folder: Path | None) -> dict[str, Any]:

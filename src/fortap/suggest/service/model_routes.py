@@ -16,11 +16,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from fortap.suggest.service.answers import answer_record, sheet_table
+from fortap.suggest.service.answers import answer_record
 from fortap.suggest.service.cell_types import typed_record
 from fortap.suggest.service.routes import ERRORS
 from fortap.suggest.service.schemas import AnswerOut, AskRequest, CellTypesOut
 from fortap.suggest.service.sessions import session_sheet, user_names
+from fortap.tasks.table_qa.ask import largest_table
 
 MODEL_ERRORS = {**ERRORS, 503: ERRORS[404]}
 
@@ -54,6 +55,6 @@ def ask(http: Request, book_id: str, body: AskRequest) -> dict[str, Any]:
     the operation, the cells it used and an Excel formula computing it in the sheet."""
     book = http.app.state.store.get(book_id)
     with book.lock, user_names(book):
-        table = sheet_table(session_sheet(book, body.sheet))
+        table = largest_table(session_sheet(book, body.sheet))  # as `fortap ask` picks it
     with user_names(book):  # the model runs unlocked: a write replaces the sheet, never changes it
         return answer_record(table, body.question, http.app.state.config.qa_model)
