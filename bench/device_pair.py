@@ -3,7 +3,8 @@ comparisons fine-tuned from it on that GPU, in one lease of a GPU machine.
 
     .venv/bin/python bench/device_pair.py prepare [--corpus C] [--out .carry/pair]     (here)
     python3 bench/device_pair.py run [--carry .carry/pair] [--minutes 3] [--deadline 500]  (GPU)
-        [--seeds 3] [--workers 2] [--parallel 12] [--bench] [--work DIR (default: a temporary folder)]
+        [--seeds 3] [--workers 2] [--parallel 12] [--bench] [--ship-updates N]
+        [--work DIR (default: a temporary folder)]
     .venv/bin/python bench/device_pair.py collect FILES_AT [--corpus C] [--dest runs/pair] (here)
 
 C is a corpus built without HiTab's folder (the first two steps of
@@ -79,12 +80,14 @@ def run(
     seeds: int = 3,
     parallel: int = 12,
     bench: bool = False,
+    ship_updates: int = 0,
 ) -> int:
     """Unpack; the throughput bench alone on the card (`bench`); then the runs (module doc) as
     processes on one GPU: every pretraining run at once, and the fine-tunes queued, at most
     `parallel` at a time, MiniLM's first and then each encoder's as it lands (seed 0 first).
     Returns 1 when a run fails within its first two minutes (a broken setup: everything stops,
-    so the lease is not spent)."""
+    so the lease is not spent). `ship_updates` N > 0 pretrains only the shipped encoder
+    (`SHIP`), alone on the card, for N updates (no clock), and fine-tunes only from it."""
     started = time.monotonic()
 
     def say(text: str) -> None:
@@ -114,21 +117,12 @@ def run(
         runs[name] = (proc, time.monotonic())
         say(f"start {name}: {' '.join(args)}")
 
-    corpus = work / "corpus"
-    pending = encoders(seeds)
+    pending = [SHIP] if ship_updates else encoders(seeds)
     for encoder in pending:
-        recipe, seed = encoder.rsplit("-s", 1)
-        start(f"pretrain/{encoder}", ["pretrain", "--config", "small", "--init", "minilm",
-              "--corpus", str(corpus), "--out", str(work / "runs" / "pretrain" / encoder),
-              *(["--steps", "20000"] if not smoke else []), *PRETRAIN[recipe],
-              "--set", "objectives.mlm.weight=0.3", "--set", f"training.seed={seed}",
-              "--set", "training.batch_size=32", "--set", "training.grad_accum=1",
-              "--set", f"training.max_minutes={minutes}", "--set", "training.pace_by_clock=true",
-              "--set", "training.save_every=0", "--set", "training.eval_every=0",
-              "--set", "training.log_every=50", "--set", "optim.freeze_word_embeddings=true",
-              "--set", f"data.workers={workers}",
-              *gpu])  # fmt: skip
-    queue += _tasks("minilm", [], work, gpu, smoke)
+        start(f"pretrain/{encoder}", pretrain_argv(encoder, work, minutes, workers, gpu,
+                                                   smoke, ship_updates))  # fmt: skip
+    if not ship_updates:
+        queue += _tasks("minilm", [], work, gpu, smoke)
     done: dict[str, int] = {}
     while runs or queue:
         while queue and sum(not n.startswith("pretrain/") for n in runs) < parallel:
@@ -170,6 +164,25 @@ def run(
     _export_best_qa(work, out, done, say, carry)
     _write_results(work, out, done, say)
     return 0
+
+
+def pretrain_argv(encoder: str, work: Path, minutes: float, workers: int, gpu: list[str],
+                  smoke: bool = False, ship_updates: int = 0) -> list[str]:  # fmt: skip
+    """`fortap pretrain`'s arguments for one run: MiniLM size from MiniLM, the recipe's
+    objectives, 32 samples an update, the word table frozen; paced by the clock over `minutes`,
+    or `ship_updates` updates when that is set (`--smoke`: the 2 updates in `gpu`)."""
+    recipe, seed = encoder.rsplit("-s", 1)
+    budget = ["--steps", str(ship_updates)] if ship_updates else [
+        "--steps", "20000", "--set", f"training.max_minutes={minutes}",
+        "--set", "training.pace_by_clock=true"]  # fmt: skip
+    return ["pretrain", "--config", "small", "--init", "minilm",
+            "--corpus", str(work / "corpus"), "--out", str(work / "runs" / "pretrain" / encoder),
+            *(budget if not smoke else []), *PRETRAIN[recipe],
+            "--set", "objectives.mlm.weight=0.3", "--set", f"training.seed={seed}",
+            "--set", "training.batch_size=32", "--set", "training.grad_accum=1",
+            "--set", "training.save_every=0", "--set", "training.eval_every=0",
+            "--set", "training.log_every=50", "--set", "optim.freeze_word_embeddings=true",
+            "--set", f"data.workers={workers}", *gpu]  # fmt: skip
 
 
 def _log(work: Path, name: str) -> Path:
@@ -353,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="batch-building processes per pretraining run (data.workers)")  # fmt: skip
     r.add_argument("--seeds", type=int, default=3, help="pretraining seeds per recipe")
     r.add_argument("--parallel", type=int, default=12, help="fine-tunes at a time")
+    r.add_argument("--ship-updates", type=int, default=0,
+                   help="only fortap-s0 (fortap-small), alone, for N updates, and its fine-tunes")  # fmt: skip
     r.add_argument("--bench", action="store_true",
                    help="first bench/pretrain_throughput.py --device-rows, alone on the card")  # fmt: skip
     c = sub.add_parser("collect")
@@ -372,7 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         work = args.work or Path(tempfile.mkdtemp(prefix="pair-"))
         work.mkdir(parents=True, exist_ok=True)
         return run(args.carry, args.minutes, args.deadline, out, work, args.device, args.smoke,
-                   args.workers, args.seeds, args.parallel, args.bench)  # fmt: skip
+                   args.workers, args.seeds, args.parallel, args.bench,
+                   args.ship_updates)  # fmt: skip
     pack.collect(args.files_at, args.corpus, args.dest)
     if args.json is not None:
         write_json(args.json, json.loads((args.dest / "exit_codes.json").read_text()))

@@ -5,14 +5,14 @@ table QA, as the mean over seeds with a t-interval over seeds.
 
 RUNS is what `bench/device_pair.py collect` (GPU, MiniLM size) unpacked, or a folder laid out
 the same way by the CPU recipe: `cell_types/ENCODER/fold-K/metrics.json` and
-`table_qa/ENCODER/metrics.json`, ENCODER being `minilm` or `RECIPE-sSEED` (`tuta-s0`,
-`fortap-s2`, ...). Per encoder: cell types' macro-F1 and derived F1, each the mean over the 5
+`table_qa/ENCODER/metrics.json`, ENCODER being `minilm` (the GPU's baseline), `random` (the CPU's,
+`bench/cpu_seeds.py`) or `RECIPE-sSEED` (`tuta-s0`, `fortap-s2`, ...). Per encoder: cell types' macro-F1 and derived F1, each the mean over the 5
 SAUS folds (an encoder counts only with all 5), and table QA's test execution accuracy. A gap
 pairs the two recipes' runs of the same seed; its interval is Student's t over seeds (n − 1
 degrees of freedom), so it says how far a recipe's effect stands out of the run-to-run noise
 of pretraining. A gap is resolved only when its interval excludes 0 (and the differences vary
-at all). MiniLM is fine-tuned once, so a gap to MiniLM pairs each seed with that one run: its
-interval holds the pretraining seeds' noise but not MiniLM's own (`baseline_noise` false).
+at all). A baseline (MiniLM, random) is fine-tuned once, so a gap to it pairs each seed with
+that one run: its interval holds the pretraining seeds' noise but not the baseline's own (`baseline_noise` false).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from fortap.metrics.bootstrap import t_interval
 from fortap.tasks.cell_types.metrics import scores
 
 METRICS = ("ct_macro_f1", "ct_derived_f1", "qa_test", "qa_dev")
+BASES = ("minilm", "random")  # encoders without table pretraining, each fine-tuned once
 SEEDED = re.compile(r"^(?P<recipe>[a-z]+)-s(?P<seed>\d+)$")
 
 
@@ -72,13 +73,13 @@ def rows_and_gaps(recipes: dict) -> tuple[list[dict], list[dict]]:
                 rows.append({"recipe": recipe, "metric": metric, "seeds": len(values),
                              "values": values, "mean": mean, "low": low, "high": high})  # fmt: skip
     gaps = []
-    for a, b in (("fortap", "tuta"), ("fortap", "minilm"), ("tuta", "minilm")):
+    for a, b in (("fortap", "tuta"), *((r, base) for base in BASES for r in ("fortap", "tuta"))):
         if a not in recipes or b not in recipes:
             continue
         for metric in METRICS:
             diffs = []
             for seed, s in sorted(recipes[a].items()):
-                other = recipes[b].get(seed if b != "minilm" else 0, {})
+                other = recipes[b].get(seed if b not in BASES else 0, {})
                 if metric in s and metric in other:
                     diffs.append(s[metric] - other[metric])
             if diffs:
@@ -86,7 +87,7 @@ def rows_and_gaps(recipes: dict) -> tuple[list[dict], list[dict]]:
                 gaps.append({"gap": f"{a} − {b}", "metric": metric, "seeds": len(diffs),
                              "diffs": diffs, "mean": mean, "low": low, "high": high,
                              "resolved": bool((low > 0 or high < 0) and np.std(diffs) > 0),
-                             "baseline_noise": b != "minilm"})  # fmt: skip
+                             "baseline_noise": b not in BASES})  # fmt: skip
     return rows, gaps
 
 

@@ -190,6 +190,8 @@ def test_cli_prints_each_skipped_file_with_its_reason(mixed_folder, tmp_path):
         f"{out / 'report.json'}"
     )
     assert len(lines) == 3
+    quiet = CliRunner().invoke(app, ["ingest", str(mixed_folder), "-o", str(out), "--no-progress"])
+    assert quiet.exit_code == 0 and quiet.output.splitlines()[-1].startswith("read 1 of 3 files")
 
 
 def test_skip_lines_name_a_sheet_whose_detection_failed(tmp_path, monkeypatch):

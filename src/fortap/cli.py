@@ -180,6 +180,7 @@ def ingest(
     ] = None,
     files_per_task: Annotated[int, typer.Option(help="Files per task (one shard each).")] = 16,
     overwrite: OverwriteOption = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar (the summary stays).")] = True,
 ) -> None:
     """Workbooks -> Table JSONL shards, with a per-file report of what was read or skipped and why.
 
@@ -189,7 +190,8 @@ def ingest(
     _at_least(1, workers=workers, files_per_task=files_per_task)
     _claim(out, "ingest", overwrite, paths)
     report = run_ingest(paths, out, workers=workers, engine=engine, address=address,
-                        files_per_task=files_per_task, replace_other_run=False)  # fmt: skip
+                        files_per_task=files_per_task, replace_other_run=False,
+                        progress=progress, summary=True)  # fmt: skip
     if report.files_read == 0:
         raise typer.Exit(1)
 
@@ -636,9 +638,11 @@ def serve(
     quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
 ) -> None:
     """Serve formula suggestions over HTTP with a web page (needs the 'serve' extra)."""
+    from fortap.audit.page import page_auditor  # inside: the audit's imports are not light
     from fortap.suggest.service.serve_cli import run_serve_cli
 
-    run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet)
+    run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet,
+                  page_auditor())  # fmt: skip
 
 
 # `fortap suggest` and `fortap train-ranker` live in fortap.suggest.cli (typer only at import)

@@ -14,7 +14,7 @@ import tarfile
 
 import pytest
 import torch
-from bench.device_pair import _seed_of, _tasks, encoders, unpack, write_json
+from bench.device_pair import _seed_of, _tasks, encoders, pretrain_argv, unpack, write_json
 from safetensors.torch import load_file, save_file
 
 from helpers.pair_common import WORDS
@@ -126,3 +126,12 @@ def test_an_encoder_whose_word_table_moved_is_marked_and_refused_by_collect(tmp_
     assert sorted(p.name for p in out.iterdir()) == ["qa-part0.safetensors", "qa-part1.safetensors"]
     with pytest.raises(SystemExit, match="word table changed"):
         _rebuild(out, exports, "qa", tmp_path / "rebuilt")
+
+
+def test_the_shipped_encoder_alone_trains_for_a_count_of_updates_not_minutes(tmp_path):
+    paced = pretrain_argv("tuta-s1", tmp_path, 2.0, 2, ["--threads", "1"])
+    assert "training.max_minutes=2.0" in paced and "training.seed=1" in paced
+    alone = pretrain_argv("fortap-s0", tmp_path, 2.0, 8, [], ship_updates=2400)
+    assert alone[alone.index("--steps") + 1] == "2400" and "data.workers=8" in alone
+    assert not any("max_minutes" in a or "pace_by_clock" in a for a in alone)
+    assert "nrp,ncp,formula_mlm" in alone[alone.index("--objectives") + 1]

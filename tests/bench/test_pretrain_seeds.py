@@ -55,3 +55,10 @@ def test_gaps_pair_the_recipes_by_seed(tmp_path):
     assert vs_minilm["diffs"] == pytest.approx(
         [0.10, 0.12, 0.11]
     )  # each seed against MiniLM's one run
+
+
+def test_the_random_encoder_is_a_baseline_like_minilm(tmp_path):
+    write_runs(tmp_path, {"random": 0.20, "tuta-s0": 0.25, "tuta-s1": 0.27}, {})
+    gaps = rows_and_gaps(by_recipe(encoder_scores(tmp_path)))[1]
+    vs_random = next(g for g in gaps if g["gap"] == "tuta − random" and g["metric"] == "qa_test")
+    assert vs_random["diffs"] == pytest.approx([0.05, 0.07]) and not vs_random["baseline_noise"]

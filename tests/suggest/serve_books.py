@@ -65,3 +65,26 @@ def big_sheet_bytes(n_rows: int = 1000, n_cols: int = 10) -> bytes:
     out = io.BytesIO()
     wb.save(out)
     return out.getvalue()
+
+
+# Sales!D4 holds 310 typed by hand inside the column of =B+C totals (=B4+C4 gives 310)
+SALES_ROWS = [("North", 120, 130), ("South", 80, 95), ("East", 150, 160), ("West", 70, 60),
+              ("Mid", 40, 45)]  # fmt: skip
+TYPED_CELL = "D4"
+TYPED_FIX = "=B4+C4"
+
+
+@functools.cache
+def typed_total_bytes() -> bytes:
+    """Sales!A1:D7: Region | Q1 | Q2 | Total (=B+C of its row) over five regions and a row of
+    column sums, but D4 holds 310 typed where =B4+C4 stands in the rows around it."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sales"
+    ws.append(["Region", "Q1", "Q2", "Total"])
+    for i, (region, q1, q2) in enumerate(SALES_ROWS, start=2):
+        ws.append([region, q1, q2, q1 + q2 if f"D{i}" == TYPED_CELL else f"=B{i}+C{i}"])
+    ws.append(["Total", "=SUM(B2:B6)", "=SUM(C2:C6)", "=SUM(D2:D6)"])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()

@@ -3,7 +3,8 @@
 Uploads a generated budget, clicks its empty March total, sees `=SUM(D2:D6)` and 1720 on top,
 accepts it with Tab, checks the grid and the downloaded file; a 10,000-cell sheet draws only
 the cells in view. The cell-type toggle colours the cells as the legend says, and a question's
-answer is outlined and its formula put into a cell. A page on another origin cannot upload (by a form post, a fetch, or a DNS
+answer is outlined and its formula put into a cell; the findings toggle outlines a typed number in
+a block of formulas, and its fix is applied with one click. A page on another origin cannot upload (by a form post, a fetch, or a DNS
 name rebound to the server), while the page itself still can. The screenshot is saved beside
 the test's tmp folder (`serve.png`).
 """
@@ -27,11 +28,15 @@ playwright = pytest.importorskip("playwright.sync_api", reason="playwright is no
 
 from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from fortap.suggest.service.cell_types import LEGEND  # noqa: E402
+from tests.suggest.serve_auditor import PAGE_AUDITOR  # noqa: E402
 from tests.suggest.serve_books import (  # noqa: E402
     TOTAL_FORMULA,
     TOTAL_VALUE,
+    TYPED_CELL,
+    TYPED_FIX,
     big_sheet_bytes,
     budget_bytes,
+    typed_total_bytes,
 )
 
 CHROMIUM = Path(os.environ.get("FORTAP_CHROMIUM", "/usr/bin/chromium"))
@@ -48,7 +53,7 @@ def served():
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(ServeConfig(port=port, quiet=True))
+    app = create_app(ServeConfig(port=port, quiet=True), auditor=PAGE_AUDITOR)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -175,6 +180,54 @@ def test_colour_cells_by_type_and_put_an_answers_formula_into_a_cell(page, tmp_p
     assert "Budget!G2 =C2 accepted" in page.inner_text("#status")
     page.screenshot(path=str(tmp_path / "serve-ask.png"))
     print(f"screenshots: {tmp_path / 'serve-types.png'}, {tmp_path / 'serve-ask.png'}")
+
+
+def _rgb(colour: str) -> str:
+    return "rgb(" + ", ".join(str(int(colour[i : i + 2], 16)) for i in (1, 3, 5)) + ")"
+
+
+def test_findings_outline_a_typed_number_and_one_click_applies_its_fix(page, tmp_path):
+    book = tmp_path / "sales.xlsx"
+    book.write_bytes(typed_total_bytes())
+    _upload(page, book)
+    page.wait_for_selector('.c[data-a1="A7"]:has-text("Total")')
+    assert page.locator(".c.flag").count() == 0 and page.is_hidden("#flag-legend")
+
+    page.check("#flags")
+    flagged = page.wait_for_selector(f'.c.flag[data-a1="{TYPED_CELL}"]')
+    assert page.locator(".c.flag").count() == 1
+    assert flagged.get_attribute("data-finding") == "missing-formula"
+    colour = dict(PAGE_AUDITOR.legend)["missing-formula"]
+    shadow = flagged.evaluate("el => getComputedStyle(el).boxShadow")
+    assert shadow.startswith(_rgb(colour)) and "inset" in shadow, shadow
+    assert flagged.get_attribute("title").startswith("Missing formula (score ")
+    assert page.locator("#flag-legend .swatch").count() == 2
+    assert "1 finding by fortap audit" in page.inner_text("#flag-legend")
+
+    flagged.click()  # a typed number: its finding opens, not the suggestions
+    page.wait_for_selector("#finding:not([hidden])")
+    assert page.is_hidden("#suggest")
+    assert page.inner_text("#fd-cell") == f"Sales!{TYPED_CELL}"
+    assert page.inner_text("#fd-kind") == "Missing formula"
+    assert page.inner_text("#fd-fix") == TYPED_FIX
+    assert page.inner_text("#fd-evidence").startswith("D4 holds 310 typed by hand")
+    page.screenshot(path=str(tmp_path / "serve-findings.png"))
+    page.keyboard.press("=")  # the suggestions take the finding's place
+    page.wait_for_selector("#suggest:not([hidden])")
+    assert page.is_hidden("#finding")
+    page.keyboard.press("Escape")
+    page.click("#flag-next")  # the one finding again, from the legend
+    page.wait_for_selector("#finding:not([hidden])")
+
+    page.click("#fd-apply")
+    fixed = page.wait_for_selector(f'.c.acc[data-a1="{TYPED_CELL}"]')
+    assert fixed.inner_text() == "310" and page.is_hidden("#finding")
+    assert f"Sales!{TYPED_CELL} {TYPED_FIX} accepted" in page.inner_text("#status")
+    page.wait_for_selector('#flag-legend:has-text("0 findings by fortap audit")')  # audited again
+    assert page.locator(".c.flag").count() == 0
+    page.uncheck("#flags")
+    assert page.is_hidden("#flag-legend")
+    print(f"screenshot: {tmp_path / 'serve-findings.png'}")
 
 
 ATTACK = """<!doctype html><title>another site</title>

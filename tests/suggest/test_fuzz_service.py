@@ -18,12 +18,13 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from fortap.suggest.service.guard import TOKEN_HEADER  # noqa: E402
+from tests.suggest.serve_auditor import PAGE_AUDITOR  # noqa: E402
 from tests.suggest.serve_books import budget_bytes  # noqa: E402
 from tests.suggest.serve_client import page_client  # noqa: E402
 
 if "torch" in sys.modules:  # a bench module imported earlier in collection turned on
     sys.modules["torch"].set_flush_denormal(False)  # flush-to-zero: hypothesis needs subnormals
-APP = create_app(ServeConfig(max_upload_bytes=100_000))
+APP = create_app(ServeConfig(max_upload_bytes=100_000), auditor=PAGE_AUDITOR)
 HOST = {"Host": "127.0.0.1:8000"}  # the server refuses schemathesis's own "testserver"
 SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP, headers=HOST)
 BOOKS: list[str] = []

@@ -206,7 +206,10 @@ def test_the_page_and_its_files_are_served(client):
     assert page.status_code == 200 and '<script src="/static/app.js">' in page.text
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/app.css").status_code == 200
-    assert "cdn" not in page.text.lower() and "http" not in client.get("/static/app.js").text
+    assert "cdn" not in page.text.lower()
+    for script in ("app.js", "findings.js"):
+        assert f'<script src="/static/{script}">' in page.text
+        assert "http" not in client.get(f"/static/{script}").text
     assert client.get("/docs").status_code == 404  # Swagger UI would load a CDN's scripts
 
 
@@ -220,6 +223,7 @@ def test_openapi_lists_every_endpoint(client):
         "/workbooks/{book_id}/cells",
         "/workbooks/{book_id}/download",
         "/workbooks/{book_id}/sheets/{sheet}",
+        "/workbooks/{book_id}/sheets/{sheet}/findings",
         "/workbooks/{book_id}/sheets/{sheet}/types",
         "/workbooks/{book_id}/suggest",
     ]

@@ -67,10 +67,11 @@ class IngestConfig:
     """How an ingest run reads its files."""
 
     workers: int = 1  # worker processes (local) or CPUs of a Ray instance started here
-    progress: bool = True  # show a progress bar and print a summary
+    progress: bool = True  # show a progress bar (on a terminal)
     files_per_task: int = 16  # files read by one task into one shard (the unit of resuming)
     engine: str = "local"  # "local" or "ray" (`fortap.ingest.engines`)
     address: str | None = None  # ray: a running cluster's address
+    summary: bool = True  # print what was read and skipped at the end
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -111,12 +112,15 @@ def run_ingest(
     address: str | None = None,
     files_per_task: int = 16,
     replace_other_run: bool = True,
+    summary: bool | None = None,
 ) -> IngestReport:
     """Ingest `paths` (files or folders) into `out` (see the module doc); resumes a killed run.
 
     `out` holding an ingest of other inputs is replaced, or refused when not `replace_other_run`
-    (the command line's choice: only `--overwrite` replaces it)."""
-    cfg = IngestConfig(workers, progress, files_per_task, engine, address)
+    (the command line's choice: only `--overwrite` replaces it). `progress=False` alone runs
+    quietly; `summary` (default: as `progress`) prints the summary without the bar."""
+    summary = progress if summary is None else summary
+    cfg = IngestConfig(workers, progress, files_per_task, engine, address, summary)
     start = time.perf_counter()
     files, ignored = expand_paths([Path(p) for p in paths])
     if not files:
@@ -139,7 +143,7 @@ def run_ingest(
     report = IngestReport(out, reports, tuple(str(p) for p in ignored),
                           time.perf_counter() - start)  # fmt: skip
     write_report(report, out / "report.json")
-    if cfg.progress:
+    if cfg.summary:
         print_summary(report, out / TABLES)
     return report
 

@@ -3,7 +3,10 @@
 The service adds sessions, limits and serialisation, no suggestion logic: each upload is
 opened once with the engine's `Suggester` and kept in a `WorkbookStore` under a random id;
 the endpoints (`routes.py` beside this one) call into that `Suggester` under the session's lock;
-the cell types and the ask box (`model_routes.py`) use the shipped models, loaded on first use.
+the cell types and the ask box (`model_routes.py`) use the shipped models, loaded on first use;
+the findings toggle audits the open sheet with the `Auditor` it is handed (`findings.py`: the
+audit is a later stage, so its caller passes it in), and the page writes a finding's fix back
+as it accepts a suggestion.
 This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (OpenAPI at
 `/openapi.json`; the page at `/`, its files under `/static`):
 
@@ -12,6 +15,7 @@ This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (
     GET    /workbooks/{id}/sheets/{sheet}      cells of `?range=A1:Z100` for the page to draw
     POST   /workbooks/{id}/suggest             {sheet, cell, k} -> ranked suggestions
     GET    /workbooks/{id}/sheets/{sheet}/types   each cell's type by the cell-type model
+    GET    /workbooks/{id}/sheets/{sheet}/findings   the sheet's audit: cell, kind, score, fix
     POST   /workbooks/{id}/ask                 {sheet, question} -> answer, cells, formula
     POST   /workbooks/{id}/cells               {sheet, cell, formula}: accept a formula
     GET    /workbooks/{id}/download            .xlsx with the accepted formulas
@@ -38,6 +42,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from fortap.suggest.service import http_errors
+from fortap.suggest.service.findings import Auditor
 from fortap.suggest.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
 from fortap.suggest.service.http_errors import UploadLimit
 from fortap.suggest.service.model_routes import router as model_router
@@ -90,8 +95,13 @@ def engine_opener(config: ServeConfig) -> Opener:
     return open_book
 
 
-def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None) -> FastAPI:
-    """The FastAPI app; its store's folder is deleted when the app shuts down."""
+def create_app(
+    config: ServeConfig = ServeConfig(),
+    opener: Opener | None = None,
+    auditor: Auditor | None = None,
+) -> FastAPI:
+    """The FastAPI app; its store's folder is deleted when the app shuts down. Without an
+    `auditor` the findings toggle answers 503 (`findings.NoAuditor`)."""
     store = WorkbookStore(config.store)
     open_book = opener or engine_opener(config)
 
@@ -113,6 +123,7 @@ def create_app(config: ServeConfig = ServeConfig(), opener: Opener | None = None
     app.state.store = store
     app.state.config = config
     app.state.open_book = open_book
+    app.state.auditor = auditor
     app.state.guard = guard = Guard(host=config.host)
     http_errors.install(app)
     app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
@@ -142,7 +153,7 @@ def page_html(token: str) -> str:
     return html.replace(empty, f'<meta name="{TOKEN_META}" content="{token}">')
 
 
-def run_serve(config: ServeConfig) -> None:
+def run_serve(config: ServeConfig, auditor: Auditor | None = None) -> None:
     """Start uvicorn with the app; Ctrl+C stops it and deletes the uploads."""
     import uvicorn
 
@@ -150,7 +161,7 @@ def run_serve(config: ServeConfig) -> None:
         print(f"warning: serving on {config.host}: anyone who can reach it can upload workbooks")
     print(f"fortap serve: http://{config.host}:{config.port}/  (Ctrl+C stops; uploads are deleted)")
     uvicorn.run(
-        create_app(config),
+        create_app(config, auditor=auditor),
         host=config.host,
         port=config.port,
         log_level="warning" if config.quiet else "info",

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fortap.errors import FortapError
 from fortap.sheet.model import Sheet, a1
+from fortap.suggest.service.grid import refuse_large
 from fortap.suggest.service.shipped_models import load_once
 from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES
@@ -27,10 +27,6 @@ MAX_TYPED_CELLS = 100_000
 LEGEND = [{"type": name, "colour": COLOURS[name][2]} for name in CELL_TYPES]
 
 
-class TooManyCells(FortapError):
-    """A sheet too large to type in one request."""
-
-
 def model_name(folder: Path | None) -> str:
     """The model as `fortap cell-types` names it: `models/cell-types (shipped)` or the folder."""
     return f"{data_name(SHIPPED)} (shipped)" if folder is None else str(folder)
@@ -39,12 +35,7 @@ def model_name(folder: Path | None) -> str:
 def typed_record(sheet: Sheet, folder: Path | None) -> dict[str, Any]:
     """Every typed cell of `sheet`, row by row, with its type and the model's probability of it;
     `folder` None = the shipped model."""
-    filled = sum(not cell.is_empty for cell in sheet.cells.values())
-    if filled > MAX_TYPED_CELLS:
-        raise TooManyCells(
-            f"sheet {sheet.name!r} has {filled:,} cells with content, over the "
-            f"{MAX_TYPED_CELLS:,} the cell-type colouring types in one request"
-        )
+    refuse_large(sheet, MAX_TYPED_CELLS, "the cell-type colouring types")
     typer = load_once(folder or SHIPPED, "the cell-type colouring", CellTyper.load)
     typed = typer.type_sheet(as_saus(sheet))
     cells = [{"cell": a1(r, c), "type": CELL_TYPES[k], "probability": round(p, 4)}

@@ -24,6 +24,22 @@ class BadRange(FortapError):
     """A `range` argument that is not `A1` or `A1:B2`, or is too large."""
 
 
+class TooManyCells(FortapError):
+    """A sheet too large for one request of a toggle that reads every cell."""
+
+
+def refuse_large(sheet: Sheet, limit: int, what: str, instead: str | None = None) -> None:
+    """`TooManyCells` when `sheet` has more than `limit` cells with content; `what` says what
+    would read them ("the cell-type colouring types"), `instead` the command that can."""
+    filled = sum(not cell.is_empty for cell in sheet.cells.values())
+    if filled > limit:
+        tail = f"; {instead} reads the whole sheet" if instead else ""
+        raise TooManyCells(
+            f"sheet {sheet.name!r} has {filled:,} cells with content, over the "
+            f"{limit:,} {what} in one request{tail}"
+        )
+
+
 @dataclass(frozen=True)
 class Window:
     """The 0-based inclusive rectangle asked for, already clipped to the sheet."""

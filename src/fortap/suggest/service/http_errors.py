@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from fortap.errors import FortapError, SheetError
+from fortap.suggest.service.findings import NoAuditor
 from fortap.suggest.service.shipped_models import ModelMissing
 from fortap.suggest.service.store import StoreFull, UnknownWorkbook
 
@@ -56,8 +57,8 @@ def status_of(err: FortapError) -> int:
         return 400
     if isinstance(err, StoreFull):
         return 409
-    if isinstance(err, ModelMissing):
-        return 503  # the request was fine; this install lacks the model
+    if isinstance(err, ModelMissing | NoAuditor):
+        return 503  # the request was fine; this install lacks the model, this start the audit
     return 422  # grid.BadRange, a bad cell or formula from the engine, ...
 
 

@@ -20,11 +20,13 @@ from fastapi.responses import JSONResponse, Response
 from fortap.errors import SheetError
 from fortap.sheet.screening import SUPPORTED_SUFFIXES
 from fortap.suggest.service.export import array_text, export_xlsx
+from fortap.suggest.service.findings import findings_record
 from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
 from fortap.suggest.service.guard import BROWSER_COOKIE
 from fortap.suggest.service.http_errors import upload_too_large
 from fortap.suggest.service.schemas import (
     CellWrite,
+    FindingsOut,
     HealthOut,
     Problem,
     SuggestOut,
@@ -92,6 +94,25 @@ def cells(
         )
 
 
+@router.get(
+    "/workbooks/{book_id}/sheets/{sheet}/findings",
+    response_model=FindingsOut,
+    responses={**ERRORS, 503: ERRORS[404]},
+)
+def findings(http: Request, book_id: str, sheet: str) -> dict:
+    """The sheet audited as `fortap audit --sheet` audits it: typed numbers where a formula
+    should be and formulas unlike their block, each with its score, evidence and fix; computed
+    once per sheet until a formula is written."""
+    book = http.app.state.store.get(book_id)
+    with book.lock, user_names(book):  # the audit previews formulas in the session's engine
+        found = book.findings.get(sheet)
+        if found is None:
+            model = session_sheet(book, sheet)
+            found = findings_record(http.app.state.auditor, book.suggester, model)
+            book.findings[sheet] = found
+    return found
+
+
 @router.post("/workbooks/{book_id}/suggest", response_model=SuggestOut, responses=ERRORS)
 async def suggest(http: Request, book_id: str, body: SuggestRequest) -> Response:
     """The top-k formulas for a cell, best first, each with its value in the workbook."""
@@ -126,6 +147,7 @@ def write(http: Request, book_id: str, body: CellWrite) -> dict:
         text = array_text(body.formula) if array else body.formula
         book.accepted[(body.sheet, address)] = text
         book.cell_types.pop(body.sheet, None)  # typed before the sheet held this formula
+        book.findings.clear()  # a finding compares values, which this write may change anywhere
     return {
         "sheet": body.sheet,
         "cell": address,

@@ -164,3 +164,27 @@ class AnswerOut(BaseModel):
     cells: list[AnswerCellOut]
     source: str
     model: str | None
+
+
+class KindColour(BaseModel):
+    kind: str = Field(description="missing-formula or inconsistent-formula.")
+    colour: str = Field(description="Its colour, as `fortap audit -o` paints it (#rrggbb).")
+
+
+class FindingOut(BaseModel):
+    cell: str = Field(description="A1 of the flagged cell.")
+    kind: str
+    score: float = Field(description="How sure, 0-1; higher is surer.")
+    fix: str | None = Field(description="The formula to write there; null when none is known.")
+    evidence: str = Field(description="Why, in one sentence (cut short; --json has it whole).")
+
+
+class FindingsOut(BaseModel):
+    sheet: str
+    legend: list[KindColour]
+    typed_numbers: int = Field(description="Typed numbers audited (labels apart).")
+    labels: int = Field(description="Typed years and codes read as labels, not audited.")
+    formulas: int
+    planned_checks: int = Field(description="Typed numbers the budget gives engine checks.")
+    checked: int = Field(description="Of them, checked with candidates and previews.")
+    findings: list[FindingOut] = Field(description="Best score first.")

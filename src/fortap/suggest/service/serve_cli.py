@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fortap.errors import FortapError
+
+if TYPE_CHECKING:
+    from fortap.suggest.service.findings import Auditor
 
 
 def run_serve_cli(
@@ -16,7 +20,9 @@ def run_serve_cli(
     max_workbooks: int,
     max_store_mb: float,
     quiet: bool,
+    auditor: Auditor | None = None,
 ) -> None:
+    """`auditor`: the findings toggle's audit, which the caller (a later stage) hands in."""
     try:
         from fortap.suggest.service.app import ServeConfig, run_serve
         from fortap.suggest.service.store import StoreLimits
@@ -60,4 +66,4 @@ def run_serve_cli(
             f"--max-upload-mb {max_upload_mb:g} is over --max-store-mb {max_store_mb:g}: "
             "one upload could never be stored"
         )
-    run_serve(config)
+    run_serve(config, auditor)

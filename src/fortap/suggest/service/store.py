@@ -64,7 +64,8 @@ class OpenBook:
     `(sheet, A1)` to the formulas the user accepted, in order, which the download writes;
     `exported` is what the last download held. `owner` is the uploading browser's cookie
     (empty for clients without one). `cell_types` caches each sheet's typed cells
-    (`service.cell_types`) until a formula is written into that sheet.
+    (`service.cell_types`) until a formula is written into that sheet, and `findings` each
+    sheet's audit (`service.findings`) until a formula is written into any sheet.
     `lock` serialises calls into the engine, which keeps one formualizer workbook per session.
     """
 
@@ -79,6 +80,7 @@ class OpenBook:
     owner: str = ""
     info: dict[str, Any] = field(default_factory=dict)
     cell_types: dict[str, dict[str, Any]] = field(default_factory=dict)
+    findings: dict[str, dict[str, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
 

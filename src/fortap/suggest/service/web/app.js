@@ -1,5 +1,6 @@
 // The fortap suggestion page: upload, a virtualised grid, suggestions, accept, download; the
-// cells coloured by type (the cell-type model) and a question box (the table-QA model).
+// cells coloured by type (the cell-type model) and a question box (the table-QA model). The
+// findings toggle (the audit's flagged cells, a fix one click away) is in findings.js.
 // Plain browser JavaScript, no build step. The grid draws only the rows and columns in view
 // (plus a small margin) and fetches the cells in tiles of TILE_R x TILE_C as they come into view.
 "use strict";
@@ -24,6 +25,8 @@ const state = {
   types: new Map(),  // sheet name -> {colours: type -> colour, cells: A1 -> {type, probability}}
   answer: null,      // {sheet, refs: Set of A1, formula} of the last answer shown
   asked: 0,          // id of the latest question; older answers are dropped
+  flag: false,       // the findings toggle is on (findings.js)
+  findings: new Map(), // sheet name -> {colours: kind -> colour, cells: A1 -> finding, list, ...}
 };
 
 function letters(col) {
@@ -94,6 +97,7 @@ async function upload(file) {
     state.book = book;
     state.unsaved = false;
     state.types = new Map();
+    state.findings = new Map();
   } catch (err) {
     status(err.message, true);
     return;
@@ -110,6 +114,7 @@ async function upload(file) {
   notes.hidden = book.not_kept.length === 0;
   notes.textContent = "The .xlsx download will not keep: " + book.not_kept.join("; ") + ".";
   $("types").disabled = false;
+  $("flags").disabled = false;
   $("ask").hidden = false;
   status(`${book.name}: ${book.sheets.length} sheet(s)`);
   showSheet(book.sheets[0].name);
@@ -131,6 +136,7 @@ function showSheet(name) {
   clearAnswer();
   render();
   if (state.colour) loadTypes();
+  if (state.flag) loadFindings();
   grid.focus();
 }
 
@@ -204,6 +210,7 @@ function cellDiv(row, col, rows = 1, cols = 1) {
   }
   const answer = state.answer;
   if (answer && answer.sheet === state.sheet.name && answer.refs.has(el.dataset.a1)) el.classList.add("qa");
+  if (state.flag) markFinding(el);
   if (state.sel.row === row && state.sel.col === col) el.classList.add("sel");
   return box(el, HEAD_W + (col - 1) * COL_W, ROW_H + (row - 1) * ROW_H, cols * COL_W, rows * ROW_H);
 }
@@ -275,6 +282,7 @@ layer.addEventListener("click", (ev) => {
   closePanel();
   select(row, col);
   grid.focus();
+  if (state.flag && openFinding(row, col)) return; // a flagged cell shows its finding
   const cell = state.cells.get(`${row},${col}`);
   if (!cell || cell.value === null || cell.formula) openPanel(row, col);
 });
@@ -316,6 +324,7 @@ $("ask-put-btn").addEventListener("click", putAnswer);
 async function openPanel(row, col) {
   const ask = ++state.ask;
   const sheet = state.sheet.name;
+  $("finding").hidden = true; // "=" on a flagged cell: the suggestions take the finding's place
   $("suggest").hidden = false;
   $("sg-cell").textContent = `${sheet}!${a1(row, col)}`;
   $("sg-list").replaceChildren(item("Thinking…", "empty"));
@@ -373,6 +382,7 @@ function closePanel() {
   state.ask++;
   state.open = null;
   $("suggest").hidden = true;
+  $("finding").hidden = true;
 }
 
 function accept(i) {
@@ -383,7 +393,8 @@ function accept(i) {
   writeFormula(state.sheet.name, row, col, pick.formula, pick.value);
 }
 
-// Accepting a suggestion and putting an answer's formula into a cell both write it here.
+// Accepting a suggestion, putting an answer's formula into a cell and applying a finding's fix
+// all write it here.
 async function writeFormula(sheet, row, col, formula, shown = null) {
   let done;
   try {
@@ -394,6 +405,7 @@ async function writeFormula(sheet, row, col, formula, shown = null) {
   }
   state.unsaved = true;
   state.types.delete(sheet); // the server types the sheet again with the formula in it
+  state.findings = new Map(); // and audits again: a write can change values any sheet compares
   if (state.sheet.name !== sheet) return;
   const value = done.error || (done.value ?? shown);
   const old = state.cells.get(`${row},${col}`) || { row, col, number_format: "General", bold: false };
@@ -402,6 +414,7 @@ async function writeFormula(sheet, row, col, formula, shown = null) {
   state.tiles = new Set(); // cells that depend on this one have new values: fetch again as seen
   render();
   if (state.colour) loadTypes();
+  if (state.flag) loadFindings();
 }
 
 // ---- cell types ----------------------------------------------------------------------------
