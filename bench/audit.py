@@ -30,7 +30,8 @@
    finding on the faulted cell; of the right kind, apart) with 95 % intervals, and the new
    false alarms per fault.
 5. Speed: open and audit seconds per 1,000 cells on the five largest visible workbooks
-   (`SPEED_BOOKS`), with the counts the audit reports (typed, checked by the engine, ...).
+   (`SPEED_BOOKS`), with the counts the audit reports (typed numbers; of them, scored by the
+   structure alone, by the engine's checks, and not at all; ...).
 
     python bench/helpers/audit_rankers.py runs/audit-rankers ../shared/data/tasi FOLDER...
     python bench/audit.py --rankers runs/audit-rankers --json runs/audit.json
@@ -176,6 +177,8 @@ def model2_timing(path: Path, sample: int, cfg: AuditConfig) -> dict:
         "formulas": done.formulas,
         "typed": done.typed,
         "checked": done.checked,
+        "scored_by_structure": done.by_structure,
+        "scored_by_engine": done.checked,
         "findings": len(done.findings),
         "suggest_p50_ms": round(1e3 * np.median(calls), 1),
         "every_number_s": round(every, 1),

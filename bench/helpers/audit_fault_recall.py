@@ -50,8 +50,9 @@ class BookFaults:
 
 
 def counts_of(done: Audit) -> dict:
-    """Every count the audit reports beside its findings (typed, checked, formulas, ...)."""
-    return {k: v for k, v in vars(done).items() if k != "findings"}
+    """Every count the audit reports beside its findings and time (typed numbers, checked,
+    scored by structure and by the engine, formulas, ...), as `fortap audit --json` names them."""
+    return {k: v for k, v in done.to_json().items() if k not in ("findings", "seconds")}
 
 
 def timed_audit(path: Path, cfg: AuditConfig) -> tuple[api.Suggester, Audit, dict]:

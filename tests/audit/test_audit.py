@@ -42,7 +42,7 @@ def test_shifted_reference_is_inconsistent(folder):
     assert f.evidence.startswith("C5: =A5*B4 breaks the column block C2:C7")
     assert f.evidence.endswith("expected =A5*B5 (gives 21, the cell shows 3.5)")
     assert dict(f.facts) == {"block_share": 5 / 6, "interior": 1.0, "odd": 1.0, "run_cells": 6.0,
-                             "fix_differs": 1.0}  # fmt: skip
+                             "slip": 5 / 6, "fix_differs": 1.0}  # fmt: skip
     assert f.score == load_weights().score(INCONSISTENT, dict(f.facts))
 
 
@@ -61,6 +61,16 @@ def test_no_checks_keeps_structure(folder):
     assert done.checked == 0
     (f,) = [f for f in done.findings if f.a1 == "D4"]
     assert "fix_equal" not in dict(f.facts) and f.fix == "=B4+C4"
+
+
+def test_counts_say_what_scored_each_typed_number(folder):
+    # D4 alone stands in a run with formulas; the other ten typed numbers only the engine scores
+    sg = Suggester.open(typed_total(folder / "t1.xlsx"))
+    counts = ("scored_by_structure", "scored_by_engine", "not_scored")
+    for checks, want in ((0, (1, 0, 10)), (1, (0, 1, 10)), (2, (0, 2, 9)), (300, (0, 11, 0))):
+        doc = audit(sg, cfg=AuditConfig(max_checks=checks)).to_json()
+        assert tuple(doc[k] for k in counts) == want
+        assert doc["typed_numbers"] == sum(want) and doc["checked"] == doc["scored_by_engine"]
 
 
 def test_bad_config_and_sheet(folder):

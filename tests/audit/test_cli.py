@@ -60,6 +60,8 @@ def test_safety_stop_is_reported(tmp_path):
     assert "--check-seconds 1e-09 stopped the checks after 0 of 4" in got.output
     full = json.loads(CliRunner().invoke(app, ["audit", str(book), "--json"]).output)
     assert (full["checked"], full["stopped_by_check_seconds"]) == (4, False)
+    # E4 and the two starts B4, B5 stand in rows of formulas; B1 does not
+    assert (doc["scored_by_structure"], full["scored_by_structure"]) == (3, 0)
 
 
 def test_bad_top_and_the_default_budget(tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from fortap.audit.inconsistent import breaks, describe
 from fortap.audit.missing import holes, numbers
 
@@ -26,6 +28,7 @@ def test_shifted_reference_breaks_its_block():
     assert found.run.span() == "C2:C8"
     assert (found.share, found.interior, found.odd) == (5 / 7, True, 1)
     assert found.detail == "a reference shifted by one (B4 for B5)"
+    assert found.by_one
     assert describe(found) == (
         "=A5*B4 breaks the column block C2:C8 (5 of 7 cells hold its formula, =A4*B4 at C4): "
         "a reference shifted by one (B4 for B5)"
@@ -44,6 +47,33 @@ def test_short_range_and_total_not_flagged():
     (found,) = breaks(sheet_context(grid))
     assert (found.cell, found.fix) == ((3, 4), "=SUM(B4:D4)")
     assert found.detail == "a range stopping short of its neighbours' (C4:D4 for B4:D4)"
+    assert found.by_one  # one edge, moved by one
+
+
+def test_break_of_a_stretch_that_is_not_the_run_majority():
+    # C2:C6 add, C7:C10 subtract; C9 reads B8: its neighbours' formula is its block, though
+    # the run's most frequent formula is the sum (another sketch)
+    grid = [["a", "b", "c"]] + [[i, 2 * i, f"=A{i + 1}+B{i + 1}"] for i in range(1, 6)]
+    grid += [[i, 2 * i, "=A9-B8" if i == 8 else f"=A{i + 1}-B{i + 1}"] for i in range(6, 10)]
+    (found,) = breaks(sheet_context(grid))
+    assert (found.cell, found.fix, found.share, found.odd) == ((8, 2), "=A9-B9", 3 / 9, 1)
+    assert found.interior and found.by_one
+
+
+def test_references_that_differ_only_in_dollars_are_no_slip():
+    grid = [[i, 2, "=A3*B1" if i == 3 else f"=A{i}*$B$1"] for i in range(1, 6)]
+    (found,) = breaks(sheet_context(grid))
+    assert (found.cell, found.fix, found.by_one) == ((2, 2), "=A3*$B$1", False)
+
+
+def test_reference_shifted_onto_its_own_run_is_a_break():
+    # a counter down column A (=A1+1, ...); A4 reads A2, a cell of its own run: one cell more
+    # than its block's formula covers is a slip, not a total over the run
+    grid = [[1]] + [["=A2+1" if r == 4 else f"=A{r - 1}+1"] for r in range(2, 7)]
+    (found,) = breaks(sheet_context(grid))
+    assert (found.cell, found.fix, found.detail) == ((3, 0), "=A3+1", "a reference shifted by "
+                                                    "one (A2 for A3)")  # fmt: skip
+    assert found.interior and found.by_one
 
 
 def test_other_computation_is_not_a_break():
@@ -86,3 +116,28 @@ def test_total_stopping_short_of_its_numbers():
     ]
     (found,) = shorts(sheet_context(grid))
     assert (found.cell, found.left_out, found.fix) == ((4, 1), 1, "=SUM(B2:B4)")
+
+
+def test_holes_take_time_in_proportion_to_the_cells():
+    # columns A:B of typed numbers, N rows long, beside a short column of formulas with a typed
+    # hole: each run is read once (reading the whole run once per typed cell took 1,000 s on
+    # a sheet of 20,000 rows), so 8 times the rows take about 8 times as long (up to 16 here,
+    # with the allocator's and collector's share), not 64
+    def grid(n):
+        rows = [[i, 2 * i, f"=A{i + 1}+B{i + 1}" if i < 5 else None] for i in range(n)]
+        rows[2][2] = 6
+        return sheet_context(rows)
+
+    def seconds(sc):
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            found = holes(sc)
+            best = min(best, time.perf_counter() - start)
+        assert [(h.cell, h.fix, h.hole) for h in found if h.run.axis == 0] == [
+            ((2, 2), "=A3+B3", True)
+        ]
+        return best
+
+    small, large = grid(1000), grid(8000)
+    assert seconds(large) < 32 * seconds(small)

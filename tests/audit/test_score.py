@@ -17,8 +17,8 @@ from fortap.errors import FortapError
 FACTS = {
     MISSING: {"run_share", "hole", "run_formulas", "run_cells", "fix_equal", "top_equal",
               "lower_equal", "weak_equal", "match_score", "checked", "run_end"},
-    INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "fix_differs", "stops_short",
-                   "left_out"},
+    INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "slip", "fix_differs",
+                   "stops_short", "left_out"},
 }  # fmt: skip
 
 

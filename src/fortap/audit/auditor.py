@@ -12,7 +12,8 @@ model would take minutes; the budget, a count, keeps an audit to seconds and its
 same on every run. `check_seconds` is a safety stop only (off by default): once the checks took
 that long no other starts, and `Audit.stopped` says so, since a run stopped by the clock checks
 as many numbers as the machine allowed. Each cell's facts are scored (`score.combine`, fitted
-weights); findings under `min_score` are dropped.
+weights); findings under `min_score` are dropped. `Audit` counts how each typed number was
+scored: by the structure alone, by the engine's checks, or not at all.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from fortap.suggest import api
 from fortap.suggest.api import SheetContext, Suggester
 
 WEAK_SOURCES = frozenset({"verbatim", "induced", "echo", "book"})  # matches: `weak_equal`
+# `run_cells` of a break counts up to this: the 75th percentile of the run lengths of the TASI
+# key's inconsistent-formula findings (13 cells), which the weights are fitted on
+RUN_SEEN = 13
 
 
 @dataclass(frozen=True)
@@ -69,12 +73,19 @@ class Audit:
     planned: int  # checks the budget allows: min(max_checks, typed)
     stopped: bool  # the safety stop (`check_seconds`) ended the checks before `planned`
     seconds: float  # wall time of the audit (the one field that differs between runs)
+    # typed numbers scored by the structure alone: in a value run with formulas (a `Hole`), not
+    # checked; the engine scored `checked` (with the structure's facts where it had them), and
+    # the rest (in no run with formulas, past the budget) get no score, so no finding
+    by_structure: int
 
     def to_json(self) -> dict:
         """The counts and findings, as `fortap audit --json` prints them (less the book)."""
+        unscored = self.typed - self.by_structure - self.checked
         return {"typed_numbers": self.typed, "labels": self.labels, "formulas": self.formulas,
                 "planned_checks": self.planned, "checked": self.checked,
-                "stopped_by_check_seconds": self.stopped, "seconds": round(self.seconds, 3),
+                "scored_by_structure": self.by_structure, "scored_by_engine": self.checked,
+                "not_scored": unscored, "stopped_by_check_seconds": self.stopped,
+                "seconds": round(self.seconds, 3),
                 "findings": [f.to_json() for f in self.findings]}  # fmt: skip
 
 
@@ -90,17 +101,18 @@ def audit(
     found: list[Finding] = []
     queue: list[Planned] = []
     formulas = heads = 0
+    typed_of: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers, labels too
     for name in sheets or sg.context.sheet_names():
         sc = sg.context.sheet(name)
         formulas += len(sc.cells)
-        typed = numbers(sc)
+        typed = typed_of[sc.sheet.name] = numbers(sc)
         named = labels(sc, typed)
         found += _formula_findings(sg, name, sc, named)
         heads += len(named)
         queue += plan(sc, typed - named)
     queue.sort(key=lambda p: p.order)
     planned = min(cfg.max_checks, len(queue))
-    checks, stopped, start = 0, False, time.perf_counter()
+    checks, structure, stopped, start = 0, 0, False, time.perf_counter()
     totals: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers a total adds up
     for p in queue:
         checked = checks < planned and not stopped
@@ -109,17 +121,18 @@ def audit(
         if checked and update is not None:
             update(checks, f"{p.sheet}!{a1(*p.cell)}")
         checks += checked
+        structure += not checked and p.hole is not None
         if checked or p.hole is not None:
             sc = sg.context.sheet(p.sheet)
             if checked and p.sheet not in totals:
-                totals[p.sheet] = totalled(sc, numbers(sc))
+                totals[p.sheet] = totalled(sc, typed_of[p.sheet])
             finding = _missing(sg, sc, p, checked, totals.get(p.sheet, set()), cfg)
             if finding is not None:
                 found.append(finding)
     found = [f for f in found if f.score >= cfg.min_score]
     found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
     seconds = time.perf_counter() - begin
-    return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds)
+    return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds, structure)
 
 
 @dataclass(frozen=True)
@@ -146,12 +159,14 @@ def plan(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Planned]:
 
 def _formula_findings(sg: Suggester, name: str, sc: SheetContext,
                       named: set[tuple[int, int]]) -> list[Finding]:  # fmt: skip
-    """Breaks and short totals of a sheet (`named`: its labels), the best finding per cell."""
+    """Breaks and short totals of a sheet (`named`: its labels), one finding per cell: a total
+    stopping short names the rows it leaves out, so it stands for its cell over a break of a
+    block. The pick is by structure, not by score: the findings the weights are fitted on do not
+    depend on the weights (one cell picked by score moved the held-out precision by 0.02)."""
     odd = {f.a1: f for f in (_inconsistent(sg, name, b) for b in _best(breaks(sc), _break_rank))}
     for short in shorts(sc, named):
         f = _short(name, short)
-        if f.a1 not in odd or odd[f.a1].score < f.score:
-            odd[f.a1] = f
+        odd[f.a1] = f
     return list(odd.values())
 
 
@@ -188,7 +203,12 @@ def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
         "block_share": b.share,
         "interior": float(b.interior),
         "odd": float(b.odd),
-        "run_cells": float(len(b.run.cells)),
+        # a run longer than most the key's breaks stand in counts as that long: the fit cannot
+        # say what a length it never saw means (a large model's blocks run for 100+ cells)
+        "run_cells": float(min(len(b.run.cells), RUN_SEEN)),
+        # how much it breaks its block: one slip (each moved reference off by one) inside a
+        # block, scored by the share of the run the block holds
+        "slip": b.share if b.interior and b.by_one else 0.0,
     }
     cell = sg.context.sheet(sheet).sheet.cell(*b.cell)
     text = f"{a1(*b.cell)}: {describe(b)}; expected {b.fix}"

@@ -95,7 +95,8 @@ def audit_command(
         _print(found, book, top)
         typer.echo(f"{done.formulas} formulas and {done.typed} typed numbers read "
                    f"({done.labels} more read as year or code labels); {done.checked} typed "
-                   "numbers checked with candidates and previews")  # fmt: skip
+                   f"numbers checked with candidates and previews, {done.by_structure} more "
+                   "scored by their block's structure alone")  # fmt: skip
         if done.stopped:
             typer.echo(_stop_note(done, check_seconds))
     if out is not None:

@@ -1,19 +1,27 @@
 """Inconsistent formulas: a formula whose R1C1 breaks the block of formulas around it.
 
-In a formula run (`structure.runs`, at least `MIN_RUN` cells) the most frequent R1C1 text is the
-block's formula. A cell is flagged when its own R1C1 is rarer, yet its sketch (operators and
-functions, references as slots) is the block's: the same computation with references that moved
-differently, such as `=E9*C8` among `=E·*C·` of the own row, a reference shifted by one, or a
-range stopping short of its neighbours'. A cell whose references cover other cells of its run
+In a formula run (`structure.runs`, at least `MIN_RUN` cells) a cell's *block* is the R1C1 text
+its two neighbours along the run share when they do (a stretch of one dragged formula that the
+cell interrupts), else the run's most frequent text. A cell is flagged when its own R1C1 is
+rarer in the run than its block's, yet its sketch (operators and functions, references as
+slots) is the block's: the same computation with references that moved differently, such as
+`=E9*C8` among `=E·*C·` of the own row, a reference shifted by one, or a range stopping short of
+its neighbours'. A cell whose ranges cover more cells of its run than its block's formula would
 aggregates the block (a total under its column) and is not compared with it. The fix is the
 block's formula re-anchored to the cell (`suggest.api.reanchor`) from its nearest member.
+
+How much the cell breaks its block is measured as well (ExceLint scores a cell by how much
+fixing it would make its region uniform): whether each of its references that differ from the
+fix's moved by one row or one column (`by_one`: the slip of a formula typed or dragged one cell
+off; a cell whose references differ only in `$` is not one).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
-from fortap.audit.structure import AXES, AXIS_NAMES, Run, dominant, runs
+from fortap.audit.structure import AXES, AXIS_NAMES, Run, dominant, nearest, runs
 from fortap.formula import Formula
 from fortap.formula.references import ref_box
 from fortap.sheet.model import a1
@@ -35,6 +43,7 @@ class Break:
     odd: int  # cells of the run sharing the cell's own R1C1 (itself included)
     fix: str  # the block's formula re-anchored to the cell
     detail: str  # how the references differ, in words
+    by_one: bool  # some reference differs from the fix's, and each that does moved by one
 
 
 def breaks(sc: SheetContext) -> list[Break]:
@@ -46,58 +55,90 @@ def breaks(sc: SheetContext) -> list[Break]:
                 continue
             texts = [sc.r1c1s[sc.group[sc.index[c]]] for c in run.cells]
             top = dominant(texts)
-            if top is None or top[1] < 2 or top[1] == len(texts):
-                continue
+            if top is not None and top[1] == len(texts):
+                continue  # one formula all along
+            count, where = Counter(texts), {}
+            for i, text in enumerate(texts):
+                where.setdefault(text, []).append(i)
             for at in range(len(run.cells)):
-                if texts[at] != top[0]:
-                    found = _break(sc, at, run, texts, top)
+                block = _block(texts, at, top)
+                if block is not None and count[texts[at]] < count[block]:
+                    found = _break(sc, at, run, texts, block, count, where[block])
                     if found is not None:
                         out.append(found)
     return out
 
 
-def _break(sc: SheetContext, at: int, run: Run, texts: list[str], top) -> Break | None:
+def _block(texts: list[str], at: int, top: tuple[str, int] | None) -> str | None:
+    """The R1C1 of the block cell `at` breaks (module doc); None when it breaks none."""
+    own = texts[at]
+    if 0 < at < len(texts) - 1 and texts[at - 1] == texts[at + 1] != own:
+        return texts[at - 1]
+    if top is not None and top[1] >= 2 and top[0] != own:
+        return top[0]
+    return None
+
+
+def _break(sc: SheetContext, at: int, run: Run, texts: list[str], block: str,
+           count: Counter, members: list[int]) -> Break | None:  # fmt: skip
     cell = run.cells[at]
     formula = sc.formulas[sc.index[cell]]
-    odd = texts.count(formula.r1c1)
-    if odd >= top[1] or _covers_run(formula, run, cell):
-        return None
-    members = [i for i, t in enumerate(texts) if t == top[0]]
-    nearest = min(members, key=lambda i: (abs(i - at), i))
-    model = sc.formulas[sc.index[run.cells[nearest]]]
+    model = sc.formulas[sc.index[run.cells[nearest(members, at)]]]
     if model.sketch != formula.sketch:
         return None
     copy = reanchor(model, cell)
-    if copy is None:
+    if copy is None or _aggregates(formula, copy.refs, run, cell):
         return None
     sides = [i for i in (at - 1, at + 1) if 0 <= i < len(texts)]
-    interior = len(sides) == 2 and all(texts[i] == top[0] for i in sides)
-    share = top[1] / len(texts)
-    return Break(cell, run, formula, model, share, interior, odd, "=" + copy.text.lstrip("="),
-                 _detail(formula, copy.refs))  # fmt: skip
+    interior = len(sides) == 2 and all(texts[i] == block for i in sides)
+    own, expected = [ref_box(r) for r in refs_of(formula.ast)], [ref_box(r) for r in copy.refs]
+    pairs = _differing(own, expected)
+    by_one = bool(pairs) and all(_one_off(got, want) for got, want in pairs or ())
+    return Break(cell, run, formula, model, count[block] / len(texts), interior,
+                 count[texts[at]], "=" + copy.text.lstrip("="), _detail(pairs), by_one)  # fmt: skip
 
 
-def _covers_run(formula: Formula, run: Run, cell) -> bool:
-    """Whether a reference of the formula covers another cell of its run (it aggregates it)."""
-    others = [c for c in run.cells if c != cell]
-    for ref in refs_of(formula.ast):
+def _aggregates(formula: Formula, copy_refs, run: Run, cell) -> bool:
+    """Whether the formula's references cover more other cells of its run than the block's
+    formula at the cell does (`copy_refs`): it aggregates them, as a total does. A reference to
+    the cell above in a block of `=R[-1]C+1`, or one shifted onto the run, covers no more."""
+    own = _covered(refs_of(formula.ast), formula.host_sheet, run)
+    return len(own - _covered(copy_refs, formula.host_sheet, run) - {cell[run.axis]}) >= 2
+
+
+def _covered(refs, sheet: str | None, run: Run) -> set[int]:
+    """The places along the run (rows of a column run, columns of a row run) inside one of the
+    references `refs` on the sheet `sheet`: the box and the run intersected, not searched."""
+    axis = run.axis
+    fixed, first, last = run.cells[0][1 - axis], run.cells[0][axis], run.cells[-1][axis]
+    out: set[int] = set()
+    for ref in refs:
         box = ref_box(ref)
-        if box is None or (ref.sheet is not None and ref.sheet != formula.host_sheet):
+        if box is None or (ref.sheet is not None and ref.sheet != sheet):
             continue
-        if any(box[0] <= r <= box[2] and box[1] <= c <= box[3] for r, c in others):
-            return True
-    return False
+        if box[1 - axis] <= fixed <= box[3 - axis]:
+            out.update(range(max(box[axis], first), min(box[2 + axis], last) + 1))
+    return out
 
 
-def _detail(formula: Formula, expected_refs) -> str:
+def _differing(own: list, expected: list) -> list[tuple] | None:
+    """The (own, expected) boxes of the references that differ; None when the references do
+    not pair up (another count, or one the boxes cannot place)."""
+    if len(own) != len(expected) or any(b is None for b in own + expected):
+        return None
+    return [(got, want) for got, want in zip(own, expected, strict=True) if got != want]
+
+
+def _one_off(got: tuple, want: tuple) -> bool:
+    """`got` is `want` moved by one row or one column, or with one edge moved by one."""
+    d = [g - w for g, w in zip(got, want, strict=True)]
+    moved = d[0] == d[2] and d[1] == d[3] and abs(d[0]) + abs(d[1]) == 1
+    return moved or sum(map(abs, d)) == 1
+
+
+def _detail(pairs: list[tuple] | None) -> str:
     """How the cell's references differ from the re-anchored block formula's, in words."""
-    own = [ref_box(r) for r in refs_of(formula.ast)]
-    expected = [ref_box(r) for r in expected_refs]
-    if len(own) != len(expected):
-        return "its references are not the block's"
-    for got, want in zip(own, expected, strict=True):
-        if got == want or got is None or want is None:
-            continue
+    for got, want in pairs or ():
         single = got[0] == got[2] and got[1] == got[3] and want[0] == want[2] and want[1] == want[3]
         if single and abs(got[0] - want[0]) + abs(got[1] - want[1]) == 1:
             return f"a reference shifted by one ({a1(got[0], got[1])} for {a1(want[0], want[1])})"

@@ -13,9 +13,10 @@ the fix gives the typed value is checked later, for the survivors only (`evidenc
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
-from fortap.audit.structure import AXES, Run, dominant, is_number, run_index
+from fortap.audit.structure import AXES, Run, dominant, is_number, nearest, runs
 from fortap.formula import Formula
 from fortap.suggest.api import SheetContext, reanchor
 
@@ -40,38 +41,40 @@ def numbers(sc: SheetContext) -> set[tuple[int, int]]:
 
 
 def holes(sc: SheetContext, typed: set[tuple[int, int]] | None = None) -> list[Hole]:
-    """Every typed number of the sheet in a value run that holds at least one formula, per axis."""
+    """Every typed number of the sheet in a value run that holds at least one formula, per axis
+    (by cell, then axis)."""
     typed = numbers(sc) if typed is None else typed
-    index = run_index(typed | set(sc.cells))
+    places = typed | set(sc.cells)
+    out = [h for axis in AXES for run in runs(places, axis) for h in _run_holes(sc, run, typed)]
+    return sorted(out, key=lambda h: (h.cell, h.run.axis))
+
+
+def _run_holes(sc: SheetContext, run: Run, typed: set[tuple[int, int]]) -> list[Hole]:
+    """The holes of one run: what the run says (its formulas along it, their dominant R1C1) is
+    read once, not once per typed cell (`structure.nearest`)."""
+    slots = [sc.index.get(c) for c in run.cells]
+    texts = [None if k is None else sc.r1c1s[sc.group[k]] for k in slots]
+    along = [i for i, k in enumerate(slots) if k is not None and _along(texts, i)]
+    if not along:
+        return []
+    top = dominant([texts[i] for i in along])
+    at_text: dict[str, list[int]] = {}  # R1C1 -> its formulas' places along the run, in order
+    for i in along:
+        at_text.setdefault(texts[i], []).append(i)  # type: ignore[arg-type]
+    count = Counter(texts)
+    share = len(along) / (len(run.cells) - 1)
     out = []
-    for cell in sorted(typed):
-        for axis in AXES:
-            found = _hole(sc, cell, index[(axis, cell)])
-            if found is not None:
-                out.append(found)
+    for at, cell in enumerate(run.cells):
+        if cell not in typed:
+            continue
+        text = top[0] if top is not None else texts[nearest(along, at)]
+        model = sc.formulas[slots[nearest(at_text[text], at)]]  # type: ignore[index]
+        sides = [i for i in (at - 1, at + 1) if 0 <= i < len(slots)]
+        hole = len(sides) == 2 and all(texts[i] == text for i in sides) and count[text] >= 2
+        copy = reanchor(model, cell)
+        fix = None if copy is None else "=" + copy.text.lstrip("=")
+        out.append(Hole(cell, run, model, len(along), share, hole, fix))
     return out
-
-
-def _hole(sc: SheetContext, cell, run: Run) -> Hole | None:
-    at = run.position(cell)
-    slots = [(i, sc.index.get(c)) for i, c in enumerate(run.cells)]
-    texts = [None if k is None else sc.r1c1s[sc.group[k]] for _, k in slots]
-    with_formula = [(i, k) for i, k in slots if k is not None and _along(texts, i)]
-    if not with_formula:
-        return None
-    top = dominant([sc.r1c1s[sc.group[k]] for _, k in with_formula])
-    nearest = min(with_formula, key=lambda pair: (abs(pair[0] - at), pair[0]))
-    text = top[0] if top is not None else sc.r1c1s[sc.group[nearest[1]]]
-    members = [(i, k) for i, k in with_formula if sc.r1c1s[sc.group[k]] == text]
-    i_model, k_model = min(members, key=lambda pair: (abs(pair[0] - at), pair[0]))
-    model = sc.formulas[k_model]
-    sides = [slots[i][1] for i in (at - 1, at + 1) if 0 <= i < len(slots)]
-    hole = len(sides) == 2 and all(k is not None and sc.r1c1s[sc.group[k]] == text for k in sides)
-    hole = hole and sum(t == text for t in texts) >= 2
-    copy = reanchor(model, cell)
-    fix = None if copy is None else "=" + copy.text.lstrip("=")
-    share = len(with_formula) / (len(run.cells) - 1)
-    return Hole(cell, run, model, len(with_formula), share, hole, fix)
 
 
 def _along(texts: list[str | None], i: int) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fortap.audit.auditor import AuditConfig, audit
 from fortap.audit.findings import KINDS
 from fortap.audit.report import COLOURS
-from fortap.suggest.service.findings import Auditor
+from fortap.suggest.api import Auditor
 
 
 def _run(suggester, sheet: str) -> dict:

@@ -9,6 +9,7 @@ empty cells end both. Coordinates are 0-based `(row, col)` as in `fortap.sheet.m
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 
@@ -57,16 +58,6 @@ def runs(places: set[tuple[int, int]], axis: int) -> list[Run]:
     return out
 
 
-def run_index(places: set[tuple[int, int]]) -> dict[tuple[int, tuple[int, int]], Run]:
-    """(axis, cell) -> the run along `axis` holding the cell, for every place and both axes."""
-    index = {}
-    for axis in AXES:
-        for run in runs(places, axis):
-            for cell in run.cells:
-                index[(axis, cell)] = run
-    return index
-
-
 def dominant(texts: list[str]) -> tuple[str, int] | None:
     """The most frequent text and its count; None when two texts tie for first place."""
     if not texts:
@@ -75,3 +66,10 @@ def dominant(texts: list[str]) -> tuple[str, int] | None:
     if rest and rest[0][1] == n:
         return None
     return top, n
+
+
+def nearest(places: list[int], at: int) -> int:
+    """The place of the sorted `places` nearest `at` (ties: the first), by bisection: a run of
+    20,000 cells searched once per cell took minutes (`vkt_tertile_mean.xlsx`)."""
+    j = bisect_left(places, at)
+    return min(places[max(j - 1, 0) : j + 1], key=lambda i: (abs(i - at), i))

@@ -10,7 +10,8 @@ formulas as a `SheetContext`); then, per cell, as 0-based (row, col) of a named 
   references a formula tree holds;
 - `find_sheet`: a sheet by name (exact, then ignoring case), or an error naming the book;
 - `native_stderr_silenced`: file descriptor 2 sent to /dev/null while the engine runs, so that
-  formualizer's panic text stays off the terminal.
+  formualizer's panic text stays off the terminal;
+- `Auditor`: what `fortap serve`'s findings toggle is handed to audit a sheet with.
 
 Everything else under `fortap.suggest` may change without notice to other packages;
 `tests/audit/test_suggest_door.py` checks that the audit imports nothing else from it.
@@ -26,8 +27,10 @@ from fortap.suggest.cells import find_sheet
 from fortap.suggest.context import SheetContext, Target
 from fortap.suggest.engine import Suggester, Suggestion
 from fortap.suggest.preview import Preview
+from fortap.suggest.service.findings import Auditor
 
 __all__ = [
+    "Auditor",
     "Copy",
     "Preview",
     "SheetContext",

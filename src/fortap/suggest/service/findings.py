@@ -26,7 +26,7 @@ from typing import Any
 
 from fortap.errors import FortapError
 from fortap.sheet.model import Sheet
-from fortap.suggest.api import Suggester
+from fortap.suggest.engine import Suggester
 from fortap.suggest.service.grid import refuse_large
 
 # the structure pass is linear in the cells; past this the command (with its progress) is the tool
