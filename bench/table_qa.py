@@ -17,7 +17,8 @@ measured: the share of dev questions whose HiTab labels map into the operation s
 >= 96 %), the share whose target re-executes to the gold answer, and the share whose gold
 cells survive the input's cut (the ceiling). Ratios are against the overlap rule of the same
 file, measured in the same run. Targets: the system best
-on dev reaches 40 % on test_samples.jsonl (published: HiTab's parser 42.3 %, ForTaP 47.0 %).
+on dev reaches 43 % on test_samples.jsonl (issue 44; published: HiTab's parser 42.3 %, ForTaP
+47.0 %).
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def targets(rows: list[dict], cover: dict) -> list[dict]:
     mapped = cover.get("dev", {}).get("mapped", 0.0)
     return [
         {"name": f"test execution accuracy of the system best on dev ({chosen})", "value": best,
-         "target": 0.40, "met": best >= 0.40},
+         "target": 0.43, "met": best >= 0.43},
         {"name": "dev labels in the operation set", "value": mapped, "target": 0.96,
          "met": mapped >= 0.96},
     ]  # fmt: skip

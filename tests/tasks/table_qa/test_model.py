@@ -7,11 +7,12 @@ import torch
 from fortap.encoding.serialize import SerializeConfig
 from fortap.model.config import ModelConfig
 from fortap.model.encoder import FortapEncoder
+from fortap.tasks.table_qa.decoding import pick_cells
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.inputs import TableCost, qa_batch, qa_example
 from fortap.tasks.table_qa.model import TableQAModel
 from fortap.tasks.table_qa.operations import OPS
-from fortap.tasks.table_qa.predict import pick_cells, predict
+from fortap.tasks.table_qa.predict import predict
 from fortap.tasks.table_qa.samples import sample_from_json
 from fortap.tasks.table_qa.targets import build_target
 from tests.tasks.table_qa.tiny import QUESTIONS, tiny_table

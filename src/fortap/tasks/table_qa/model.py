@@ -17,15 +17,17 @@ from torch import nn
 from torch.nn import functional as F
 
 from fortap.encoding.example import Batch
+from fortap.tasks.table_qa.decoding import DecodeConfig
 from fortap.tasks.table_qa.inputs import QA_KEY
 from fortap.tasks.table_qa.match import FEATURES
 from fortap.tasks.table_qa.operations import OPS
 
 
 class TableQAModel(nn.Module):
-    def __init__(self, encoder: nn.Module) -> None:
+    def __init__(self, encoder: nn.Module, decoding: DecodeConfig | None = None) -> None:
         super().__init__()
         self.encoder = encoder
+        self.decoding = decoding or DecodeConfig()  # how `predict` turns scores into answers
         hidden = encoder.config.hidden
         self.heads = nn.ModuleDict({
             "cells": nn.Sequential(

@@ -1,76 +1,40 @@
-"""From the heads' scores to an executed answer (`predict`).
-
-The operation is the op head's argmax; the cells are the best cell's and, by operation:
-
-- `none`: the best cell alone, or a list with the cells of the same kind (header or data) on
-  its row or column whose probability passes `list_threshold` (a list answer is rare: 5 % of
-  dev; with the 0.5 threshold a value question got three cells on average);
-- `opposite`: the best cell; the two-cell operations: the best two;
-- the aggregations: the cells above `threshold`, at least two (three for a part ratio).
-"""
+"""The model's answers to many questions (`predict`): the heads' scores in batches
+(`head_scores`), each decoded to an operation, cells and their execution by the model's own
+decoding settings (`decoding.decode`, `TableQAModel.decoding`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import torch
 
 from fortap.encoding.example import Example
-from fortap.encoding.piece import RC
 from fortap.model.precision import device_of
+from fortap.tasks.table_qa.decoding import DecodeConfig, Prediction, QAScores, decode
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.inputs import qa_batch
-from fortap.tasks.table_qa.operations import ONE_CELL_OPS, OPS, TWO_CELL_OPS, Execution, execute
-
-MAX_CELLS = 12  # most cells one answer uses
-
-
-@dataclass(frozen=True)
-class Prediction:
-    op: str
-    cells: tuple[RC, ...]
-    run: Execution | None
-
-
-def pick_cells(
-    probs: list[float], op: str, coords: Sequence[RC], header: Sequence[bool],
-    threshold: float = 0.5, list_threshold: float = 0.9,
-) -> list[int]:  # fmt: skip
-    """Indices of the cells `op` runs on, given each cell's probability, coordinates and
-    whether it is a header cell (see module doc)."""
-    order = sorted(range(len(probs)), key=lambda k: -probs[k])
-    if op == "none":
-        best = order[0]
-        (r, c), kind = coords[best], header[best]
-        return [best] + [k for k in order[1:MAX_CELLS] if probs[k] > list_threshold
-                         and header[k] == kind and (coords[k][0] == r or coords[k][1] == c)]  # fmt: skip
-    if op in ONE_CELL_OPS:
-        return order[:1]
-    if op in TWO_CELL_OPS:
-        return order[:2]
-    above = [k for k in order if probs[k] > threshold][:MAX_CELLS]
-    least = 3 if op == "part_ratio" else 2
-    return above if len(above) >= least else order[:least]
 
 
 @torch.no_grad()
-def predict(
-    model, examples: Sequence[Example], paths: Sequence[HeaderPaths], batch_size: int = 16
-) -> list[Prediction]:
-    """Each example's operation, cells and execution (`paths`: each example's table)."""
+def head_scores(model, examples: Sequence[Example], batch_size: int = 16) -> list[QAScores]:
+    """Each example's operation logits (K,) and shown-cell logits (C,), on the CPU."""
     model.eval()
     device = device_of(model)
-    found: list[Prediction] = []
+    found: list[QAScores] = []
     for start in range(0, len(examples), batch_size):
         part = list(examples[start : start + batch_size])
         cells, ops = model.scores(qa_batch(part).to(device))  # (B, C), (B, K)
-        probs = torch.sigmoid(cells)  # (B, C)
         for b, ex in enumerate(part):
-            op = OPS[int(ops[b].argmax())]
-            coords, table = ex.cell_coords, paths[start + b]
-            header = [table.is_header(rc) for rc in coords]
-            picked = pick_cells(probs[b, : len(coords)].tolist(), op, coords, header)
-            chosen = tuple(coords[i] for i in picked)
-            found.append(Prediction(op, chosen, execute(op, chosen, table)))
+            found.append(QAScores(ops[b].cpu(), cells[b, : len(ex.cell_coords)].cpu()))
     return found
+
+
+def predict(
+    model, examples: Sequence[Example], paths: Sequence[HeaderPaths], batch_size: int = 16,
+    cfg: DecodeConfig | None = None,
+) -> list[Prediction]:  # fmt: skip
+    """Each example's operation, cells and execution (`paths`: each example's table), decoded
+    by `cfg`, else by the model's own settings."""
+    cfg = cfg or model.decoding
+    scores = head_scores(model, examples, batch_size)
+    return [decode(s, ex, p, cfg) for s, ex, p in zip(scores, examples, paths, strict=True)]

@@ -16,7 +16,7 @@ from fortap.encoding.example import Example
 from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import FortapError
 from fortap.tasks.table_qa.headers import HeaderPaths
-from fortap.tasks.table_qa.inputs import TableCost, qa_example
+from fortap.tasks.table_qa.inputs import CUT, TableCost, qa_example
 from fortap.tasks.table_qa.samples import HitabSet, QASample
 from fortap.tasks.table_qa.targets import Target, build_target
 from fortap.text.tokenizer import Tokenizer
@@ -47,8 +47,10 @@ def spread(samples: Sequence[QASample], most: int) -> list[QASample]:
 class QuestionBuilder:
     """Builds `Item`s, keeping each table's paths and cell costs for the next question."""
 
-    def __init__(self, hitab: HitabSet, tokenizer: Tokenizer, cfg: SerializeConfig) -> None:
-        self.hitab, self.tokenizer, self.cfg = hitab, tokenizer, cfg
+    def __init__(
+        self, hitab: HitabSet, tokenizer: Tokenizer, cfg: SerializeConfig, cut: str = CUT
+    ) -> None:
+        self.hitab, self.tokenizer, self.cfg, self.cut = hitab, tokenizer, cfg, cut
         self._costs: dict[str, TableCost] = {}
 
     def cost(self, table_id: str) -> TableCost:
@@ -75,6 +77,8 @@ class QuestionBuilder:
                     out.skipped[sample.table_id] = str(err)
                     continue
                 target = build_target(sample, tc.paths)
-                example = qa_example(tc, sample.question, self.tokenizer, self.cfg, target)
+                example = qa_example(
+                    tc, sample.question, self.tokenizer, self.cfg, target, self.cut
+                )
                 out.items.append(Item(sample, tc.paths, target, example))
         return out
