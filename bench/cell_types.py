@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/cell_types.py [--json PATH] [--runs runs/cell_types]
         [--cache runs/cell_types/baselines.json] [--refresh]
+        [--hybrid fortap-small,minilm,random] [--hybrid-cache runs/cell_types/hybrid.json]
 
 Every system is scored on the same folds (`fortap.tasks.cell_types.split`, the shipped
 `saus_folds.json`) and the same cells (each labelled cell once): macro-F1 over the six classes
@@ -21,6 +22,13 @@ Systems:
   (`RUNS/ENCODER/fold-K/metrics.json`, written by `bench/cell_types_runs.py`), at the task's
   budget and recipe (`minilm`, `fortap-tiny`, ...) and at other ones (`fortap-tiny-elr1e-3`:
   another encoder learning rate; `...-s2000`: another number of updates).
+- with `--hybrid ENCODERS` (`helpers.hybrid_rows`): each encoder's frozen cell states, reduced
+  to 32 principal components fitted on the training folds, beside the extracted features under
+  the boosted model's head (`hybrid ENCODER`, `tasks.cell_types.hybrid`), and alone under the
+  same head (`states ENCODER`); each hybrid's gaps over the boosted model and over its encoder
+  alone (and both over that encoder fine-tuned, where `--runs` has it), and the hybrid held to
+  the shipped bar and to a gap over the boosted model above 0. Without the flag the bench is
+  as before.
 
 Paired gaps (a - b over the folds both finished, the same resampled files for both) for every
 encoder and both extracted-feature systems against the forest with position, LightGBM against
@@ -49,6 +57,13 @@ from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, paired_gap, scores
 from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
+from helpers.hybrid_rows import (
+    boosted_choices,
+    hybrid_folds,
+    hybrid_name,
+    hybrid_pairs,
+    hybrid_targets,
+)
 from helpers.recipe_pairs import recipe_pairs
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "saus_ctc"
@@ -270,17 +285,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=RUNS / "baselines.json")
     ap.add_argument("--refresh", action="store_true", help="recompute the baselines")
     ap.add_argument("--jobs", type=int, default=1, help="threads of the forests and LightGBM")
+    ap.add_argument("--hybrid", default="", help="comma-separated encoders (fortap-small,minilm,"
+                    "random,...): add each one's hybrid and states-alone rows")  # fmt: skip
+    ap.add_argument("--hybrid-cache", type=Path, default=RUNS / "hybrid.json")
+    ap.add_argument("--hybrid-head", choices=("chosen", "boosted"), default="chosen",
+                    help="the hybrid head's settings: chosen on each fold's inner split, or "
+                    "the boosted model's choice of that fold (-fx rows)")  # fmt: skip
+    ap.add_argument("--cached-only", action="store_true",
+                    help="hybrid rows: report the folds cached, compute none")  # fmt: skip
     args = ap.parse_args(argv)
+    encoders = [e for e in args.hybrid.split(",") if e]
     folds = {**baseline_folds(args.cache, args.refresh, args.jobs)}
     folds = {name: dict(enumerate(per)) for name, per in folds.items()} | run_folds(args.runs)
-    systems = {name: summarise(name, by_fold) for name, by_fold in folds.items()}
+    fx = args.hybrid_head == "boosted"
+    fixed = boosted_choices(choices_file(args.cache)) if fx and encoders else []
+    hybrids = (hybrid_folds(encoders, DATA, args.hybrid_cache, args.jobs, fixed=fixed,
+                            cached_only=args.cached_only) if encoders else {})  # fmt: skip
+    systems = {name: summarise(name, by_fold) for name, by_fold in (folds | hybrids).items()}
     runs = [n for n in folds if n not in BASELINES]
-    gaps = [g for a, b in feature_pairs(list(folds)) + pairs(runs)
-            for g in [gap_row(a, b, systems, folds)] if g]  # fmt: skip
+    extra = [(n, FOREST) for n in hybrids] + hybrid_pairs(encoders, BOOSTED, list(systems), fx)
+    gaps = [g for a, b in feature_pairs(list(folds)) + pairs(runs) + extra
+            for g in [gap_row(a, b, systems, folds | hybrids)] if g]  # fmt: skip
     print_tables(systems, gaps)
-    best = best_encoder(systems)
+    best = best_encoder({n: s for n, s in systems.items() if n not in hybrids})
     targets = [] if best is None else target_rows(systems[best], systems[FOREST])
     targets += ship_rows(systems[BOOSTED], gaps) if BOOSTED in systems else []
+    targets += [t for e in encoders if hybrid_name(e, fx) in systems
+                for t in hybrid_targets(systems[hybrid_name(e, fx)], gaps, BOOSTED, SHIP_TARGETS)]  # fmt: skip
     for t in targets:
         print(
             f"target {t['name']}: {t['value']:.3f} vs {t['target']:.3f} {'met' if t['met'] else 'NOT met'}"

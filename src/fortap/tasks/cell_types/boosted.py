@@ -57,12 +57,13 @@ def class_weights(y: np.ndarray) -> np.ndarray:
 
 
 def fit(x: np.ndarray, y: np.ndarray, setting: Mapping, rounds: int, seed: int = 0,
-        jobs: int = 1):  # fmt: skip
-    """A LightGBM booster over `FEATURE_NAMES`, classes weighed by `class_weights`."""
+        jobs: int = 1, names: Sequence[str] = FEATURE_NAMES):  # fmt: skip
+    """A LightGBM booster over the columns `names` (default `FEATURE_NAMES`), classes weighed
+    by `class_weights`."""
     import lightgbm as lgb
 
     params = {**FIXED, **setting, "seed": seed, "num_threads": jobs}
-    train = lgb.Dataset(x, y, weight=class_weights(y), feature_name=list(FEATURE_NAMES))
+    train = lgb.Dataset(x, y, weight=class_weights(y), feature_name=list(names))
     return lgb.train(params, train, num_boost_round=rounds)
 
 
@@ -80,16 +81,16 @@ def predict(booster, features: CellFeatures) -> np.ndarray:
 
 
 def choose(train: Sequence[SausSheet], data: Mapping[str, Labelled], seed: int = 0,
-           jobs: int = 1) -> Choice:  # fmt: skip
+           jobs: int = 1, names: Sequence[str] = FEATURE_NAMES) -> Choice:  # fmt: skip
     """The setting and rounds with the best macro-F1 on the inner split of `train` (module
-    doc)."""
+    doc); `names` are the columns of `data`'s features."""
     held_files = set(make_folds(train, INNER_GROUPS)[0])
     fit_side = [s for s in train if s.file not in held_files]
     x, y = stack(fit_side, data)
     vx, vy = stack([s for s in train if s.file in held_files], data)
     tried = []
     for setting in SETTINGS:
-        booster = fit(x, y, setting, max(ROUNDS), seed, jobs)
+        booster = fit(x, y, setting, max(ROUNDS), seed, jobs, names)
         for rounds in ROUNDS:
             scored = scores(confusion(vy, booster.predict(vx, num_iteration=rounds).argmax(1)))
             tried.append({"setting": dict(setting), "rounds": rounds,
@@ -99,18 +100,19 @@ def choose(train: Sequence[SausSheet], data: Mapping[str, Labelled], seed: int =
 
 
 def fit_chosen(train: Sequence[SausSheet], data: Mapping[str, Labelled], seed: int = 0,
-               jobs: int = 1) -> tuple[object, Choice]:  # fmt: skip
+               jobs: int = 1, names: Sequence[str] = FEATURE_NAMES) -> tuple[object, Choice]:  # fmt: skip
     """The booster of the setting and rounds `choose` picks on `train`'s inner split, fitted
     on every sheet of `train`, and that choice."""
-    choice = choose(train, data, seed, jobs)
+    choice = choose(train, data, seed, jobs, names)
     x, y = stack(train, data)
-    return fit(x, y, choice.setting, choice.rounds, seed, jobs), choice
+    return fit(x, y, choice.setting, choice.rounds, seed, jobs, names), choice
 
 
 def boosted(train: Sequence[SausSheet], test: Sequence[SausSheet], data: Mapping[str, Labelled],
-            seed: int = 0, jobs: int = 1) -> tuple[list[tuple[np.ndarray, np.ndarray]], Choice]:  # fmt: skip
+            seed: int = 0, jobs: int = 1, names: Sequence[str] = FEATURE_NAMES,
+            ) -> tuple[list[tuple[np.ndarray, np.ndarray]], Choice]:  # fmt: skip
     """(gold, predicted) per test sheet, and the choice made on the training side."""
-    booster, choice = fit_chosen(train, data, seed, jobs)
+    booster, choice = fit_chosen(train, data, seed, jobs, names)
     out = []
     for s in test:
         features, gold = data[s.key]

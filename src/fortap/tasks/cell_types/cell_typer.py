@@ -25,6 +25,8 @@ from fortap.tasks import model_folder
 from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED
 from fortap.tasks.cell_types.boosted_typer import BoostedTyper
 from fortap.tasks.cell_types.features import RC
+from fortap.tasks.cell_types.hybrid_typer import KIND as HYBRID
+from fortap.tasks.cell_types.hybrid_typer import HybridTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES, Typed
 
 if TYPE_CHECKING:
@@ -36,14 +38,16 @@ SHIPPED = model_folder.REPO / "models" / "cell-types"  # what `fortap cell-types
 @dataclass
 class CellTyper:
     folder: Path
-    kind: str  # model.json's kind: "encoder" or "boosted"
-    model: EncoderTyper | BoostedTyper  # the kind's own typer
+    kind: str  # model.json's kind: "encoder", "boosted" or "hybrid"
+    model: EncoderTyper | BoostedTyper | HybridTyper  # the kind's own typer
 
     @classmethod
     def load(cls, folder: str | Path) -> CellTyper:
         kind = model_folder.folder_kind(folder)
         if kind == BOOSTED:
             return cls(Path(folder), kind, BoostedTyper.load(folder))
+        if kind == HYBRID:  # loading it builds its encoder (torch)
+            return cls(Path(folder), kind, HybridTyper.load(folder))
         from fortap.tasks.cell_types.encoder_typer import EncoderTyper  # torch, for this kind
 
         return cls(Path(folder), kind, EncoderTyper.load(folder))
@@ -72,7 +76,7 @@ class CellTyper:
     def save(self, folder: str | Path, dtype=None) -> None:
         """Write the model into `folder`; `dtype` (bfloat16) narrows an encoder's weights (a
         booster has none to narrow)."""
-        if isinstance(self.model, BoostedTyper):
+        if not hasattr(self.model, "model"):  # a booster (boosted, hybrid): nothing to narrow
             self.model.save(folder)
         else:
             self.model.save(folder, dtype)

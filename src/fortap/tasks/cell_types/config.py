@@ -8,6 +8,8 @@ weighting) and `evaluation`. Compose with `fortap.tasks.run_config.load_run_conf
     fortap finetune cell-types ../shared/data/saus_ctc -o OUT --encoder minilm --set data.fold=2
     fortap finetune cell-types ../shared/data/saus_ctc -o OUT --set model.kind=boosted \
         --set data.all_folds=true --threads 2          # the shipped model (models/cell-types)
+    fortap finetune cell-types ../shared/data/saus_ctc -o OUT --set model.kind=hybrid \
+        --encoder fortap-small --set data.all_folds=true --threads 2   # the hybrid (hybrid_run)
 
 `model.kind=boosted` fits `boosted` (its settings chosen on the training side, module doc
 there) instead of fine-tuning: it reads no encoder, so of the shared recipe only
@@ -28,6 +30,7 @@ from typing import Literal
 
 from fortap.encoding.serialize import SerializeConfig
 from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED_KIND
+from fortap.tasks.cell_types.hybrid_typer import KIND as HYBRID
 from fortap.tasks.cell_types.split import N_FOLDS
 from fortap.tasks.model_folder import ENCODER_KIND
 from fortap.tasks.recipe import EncoderStart, Optim, Training
@@ -38,12 +41,15 @@ ENCODER, BOOSTED = ENCODER_KIND, BOOSTED_KIND  # the kinds of model folder (mode
 
 @dataclass(frozen=True)
 class CTModel:
-    kind: Literal["encoder", "boosted"] = ENCODER  # a fine-tuned encoder with a linear head, or
-    # LightGBM on the extracted features (`boosted`)
+    kind: Literal["encoder", "boosted", "hybrid"] = ENCODER  # a fine-tuned encoder with a
+    # linear head, LightGBM on the extracted features (`boosted`), or LightGBM on those and a
+    # frozen encoder's cell states (`hybrid`, `hybrid_run`)
 
     def __post_init__(self) -> None:
-        if self.kind not in (ENCODER, BOOSTED):
-            raise ValueError(f"model.kind must be {ENCODER} or {BOOSTED}, got {self.kind!r}")
+        if self.kind not in (ENCODER, BOOSTED, HYBRID):
+            raise ValueError(
+                f"model.kind must be {ENCODER} or {BOOSTED} (or {HYBRID}), got {self.kind!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -102,11 +108,15 @@ class CellTypesRunConfig:
     evaluation: CTEvaluation = field(default_factory=CTEvaluation)
 
     def __post_init__(self) -> None:
-        if self.data.all_folds and self.model.kind != BOOSTED:
+        if self.data.all_folds and self.model.kind == ENCODER:
             raise ValueError(
-                "data.all_folds: only model.kind=boosted trains on every fold; an encoder run "
-                "holds out data.fold"
+                "data.all_folds: only model.kind=boosted trains on every fold (and hybrid); "
+                "an encoder run holds out data.fold"
             )
+        if self.model.kind == HYBRID and self.encoder.name in ("tuta", "fortap"):
+            raise ValueError("encoder.name: a hybrid folder names its frozen encoder, so it must "
+                             "be minilm, random or a shipped encoder (models/encoders), got "
+                             f"{self.encoder.name!r}")  # fmt: skip
         if self.model.kind == BOOSTED and self.encoder != EncoderStart():
             raise ValueError(f"encoder.name: model.kind=boosted reads no encoder, got "
                              f"{self.encoder.name!r}")  # fmt: skip

@@ -27,7 +27,7 @@ from fortap.errors import FortapError
 from fortap.tasks import model_folder
 from fortap.tasks.cell_types.boosted_run import check_boosted, evaluate_boosted, run_boosted
 from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED
-from fortap.tasks.cell_types.config import CellTypesRunConfig, CTData, CTEvaluation
+from fortap.tasks.cell_types.config import HYBRID, CellTypesRunConfig, CTData, CTEvaluation
 from fortap.tasks.cell_types.examples import score_sheet, table_windows
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
@@ -70,6 +70,10 @@ def run_finetune(paths, out, cfg: CellTypesRunConfig | None = None,
     cfg, console, out = cfg or CellTypesRunConfig(), console or Console(), Path(out)
     if cfg.model.kind == BOOSTED:
         return run_boosted(paths, out, cfg, console)
+    if cfg.model.kind == HYBRID:
+        from fortap.tasks.cell_types.hybrid_run import run_hybrid  # torch, for this kind
+
+        return run_hybrid(paths, out, cfg, console)
     import torch
 
     from fortap.tasks.cell_types.checkpoint import save_cell_type_model
@@ -122,6 +126,9 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
 
     if model_folder.folder_kind(folder) == BOOSTED:
         return check_boosted(folder, tables)
+    if model_folder.folder_kind(folder) == HYBRID:
+        raise FortapError(f"{folder}: check-model does not re-score a hybrid folder yet; its "
+                          "card's command measures the recipe again")  # fmt: skip
     stored = model_folder.read_metrics(folder)
     if "scores" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no scores to check against")
@@ -146,6 +153,9 @@ def run_evaluate(paths, out, cfg: CellTypesRunConfig | None = None, console: Con
         raise FortapError("evaluate cell-types needs a model folder (--model OUT/model)")
     if model_folder.folder_kind(cfg.evaluation.model) == BOOSTED:
         return evaluate_boosted(paths, out, cfg, console)
+    if model_folder.folder_kind(cfg.evaluation.model) == HYBRID:
+        raise FortapError(f"{cfg.evaluation.model}: evaluate does not score a hybrid folder yet; "
+                          "finetune with data.fold=K measures one fold")  # fmt: skip
     torch.set_flush_denormal(True)
     model, inputs = load_cell_type_model(cfg.evaluation.model)
     _, test = load_fold(paths, cfg)

@@ -1,0 +1,74 @@
+"""Encode every labelled SAUS sheet with a frozen encoder once, and cache the cell states.
+
+    OMP_NUM_THREADS=1 PYTHONPATH=bench .venv/bin/python -m helpers.cell_states ENCODER [ENCODER ...]
+
+ENCODER is a starting encoder of `fortap finetune cell-types --encoder` (`random`, `minilm`, or
+a shipped folder of `models/encoders`, e.g. `fortap-small`), built as that command builds it
+(`tasks.recipe.start_encoder`, seed 0, one thread). The states of each sheet's labelled cells
+(`tasks.cell_types.states`) go to `runs/cell_types/states/ENCODER.npz`, with the seconds the
+encoding took beside it (`ENCODER.json`); an encoder already cached is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from helpers.paths import DATA, RUNS
+
+STATES = RUNS / "cell_types" / "states"
+
+
+def states_path(encoder: str, folder: Path = STATES) -> Path:
+    return folder / f"{encoder}.npz"
+
+
+def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Path:
+    """Cache `encoder_name`'s states of every labelled SAUS sheet (module doc)."""
+    import torch
+
+    from fortap.tasks.cell_types.config import CTData, CTTraining
+    from fortap.tasks.cell_types.saus import read_saus
+    from fortap.tasks.cell_types.states import save_states, sheet_states
+    from fortap.tasks.recipe import EncoderStart, start_encoder
+    from fortap.text.tokenizer import Tokenizer
+
+    path = states_path(encoder_name, folder)
+    if path.is_file():
+        return path
+    torch.set_num_threads(1)
+    torch.set_flush_denormal(True)
+    tokenizer, cfg = Tokenizer(), CTData().serialize()
+    encoder = start_encoder(EncoderStart(encoder_name), CTTraining(threads=1), tokenizer.vocab_size)
+    sheets = read_saus(DATA / "saus_ctc")
+    started, states = time.perf_counter(), {}
+    for i, sheet in enumerate(sheets):
+        states[sheet.key] = sheet_states(encoder, sheet, tokenizer, cfg, batch_size)
+        if i % 20 == 0:
+            print(f"{encoder_name}: {i + 1}/{len(sheets)} sheets, "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+    seconds = time.perf_counter() - started
+    save_states(path, states, encoder_name)
+    cells = sum(len(s) for s in states.values())
+    note = {"encoder": encoder_name, "seconds": seconds, "sheets": len(sheets), "cells": cells,
+            "hidden": int(encoder.config.hidden), "threads": 1}  # fmt: skip
+    path.with_suffix(".json").write_text(json.dumps(note, indent=1) + "\n")
+    print(f"{encoder_name}: {len(sheets)} sheets, {cells} cells in {seconds:.0f} s -> {path}")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("encoders", nargs="+")
+    ap.add_argument("--out", type=Path, default=STATES)
+    args = ap.parse_args(argv)
+    for name in args.encoders:
+        encode(name, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
