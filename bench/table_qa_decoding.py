@@ -89,7 +89,7 @@ def grid() -> dict[str, DecodeConfig]:
 def sweep(args) -> None:
     _, inputs = load_qa_model(args.model)
     items = build(args, inputs)
-    cached = torch.load(cache_path(args))
+    cached = torch.load(cache_path(args), weights_only=True)  # our own cache; never a pickle
     rules = grid()
     if args.only:
         rules = {name: rules[name] for name in args.only}

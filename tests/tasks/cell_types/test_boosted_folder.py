@@ -141,9 +141,16 @@ def test_one_held_out_fold_is_trained_without_it_and_evaluate_scores_it_again(sa
             "--set", "evaluation.rounds=20"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    scored = json.loads((tmp_path / "eval" / "metrics.json").read_text())["scores"]
+    record = json.loads((tmp_path / "eval" / "metrics.json").read_text())
+    scored = record["scores"]
     assert scored["macro_f1"] == pytest.approx(metrics["held_out"]["macro_f1"])
     assert scored["cells"] == metrics["held_out"]["cells"]
+    assert not record["seen_in_training"] and "training-set score" not in result.output
+    args[args.index("data.fold=3")] = "data.fold=1"  # a fold it trained on: said, not hidden
+    args[args.index(str(tmp_path / "eval"))] = str(tmp_path / "eval-seen")
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0 and "training-set score" in " ".join(result.output.split())
+    assert json.loads((tmp_path / "eval-seen" / "metrics.json").read_text())["seen_in_training"]
 
 
 def test_the_config_refuses_every_fold_for_an_encoder_and_an_encoder_for_the_booster():

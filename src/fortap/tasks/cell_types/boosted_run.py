@@ -171,14 +171,21 @@ def evaluate_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | Non
     _, test = fold_sides(sheets, load_folds(cfg.data.folds), cfg.data.fold)
     booster = BoostedTyper.load(cfg.evaluation.model).booster
     files = file_confusions(booster, test, {s.key: labelled_features(s) for s in test})
+    trained_fold = model_folder.read_metrics(cfg.evaluation.model).get("fold")
+    seen = trained_fold != cfg.data.fold  # "all", or another fold: this fold was in its training
     record = {"system": "boosted", "fold": cfg.data.fold, "scores": scores(sum(files.values())),
               "interval": file_interval([files], cfg.evaluation.rounds),
-              "files": {f: c.tolist() for f, c in sorted(files.items())}, "config": config_dict(cfg)}  # fmt: skip
+              "files": {f: c.tolist() for f, c in sorted(files.items())},
+              "seen_in_training": seen, "config": config_dict(cfg)}  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
     s = record["scores"]
     console.print(f"fold {cfg.data.fold}, {s['cells']} cells of {len(files)} files: macro-F1 "
                   f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f}")  # fmt: skip
+    if seen:
+        console.print(f"note: {cfg.evaluation.model} was trained on this fold (its fold: "
+                      f"{trained_fold}), so this is a training-set score; its held-out numbers "
+                      "are in its metrics.json")  # fmt: skip
     return record
 
 
