@@ -58,11 +58,11 @@ from fortap.tasks.cell_types.metrics import confusion, file_interval, paired_gap
 from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
 from helpers.hybrid_rows import (
+    bar_targets,
     boosted_choices,
     hybrid_folds,
     hybrid_name,
     hybrid_pairs,
-    hybrid_targets,
 )
 from helpers.recipe_pairs import recipe_pairs
 
@@ -266,16 +266,7 @@ def target_rows(b: dict, forest_row: dict) -> list[dict]:
 def ship_rows(b: dict, gaps: list[dict]) -> list[dict]:
     """The boosted model against the bar of a shipped recipe: its mean over five folds, and
     its paired gap over the forest with position above 0 (the interval's low end)."""
-    rows = [{"name": f"{b['system']} {key} (mean of {len(b['folds'])} of 5 folds)",
-             "value": b["mean"][key], "target": target,
-             "met": b["mean"][key] >= target and len(b["folds"]) == 5}
-            for key, target in SHIP_TARGETS.items()]  # fmt: skip
-    for g in gaps:
-        if (g["a"], g["b"]) == (b["system"], FOREST):
-            low = g["macro_f1"]["low"]
-            rows.append({"name": f"{b['system']} - {FOREST} macro_f1 interval low end",
-                         "value": low, "target": 0.0, "met": low > 0})  # fmt: skip
-    return rows
+    return bar_targets(b, gaps, FOREST, SHIP_TARGETS, keys=("macro_f1",))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     targets = [] if best is None else target_rows(systems[best], systems[FOREST])
     targets += ship_rows(systems[BOOSTED], gaps) if BOOSTED in systems else []
     targets += [t for e in encoders if hybrid_name(e, fx) in systems
-                for t in hybrid_targets(systems[hybrid_name(e, fx)], gaps, BOOSTED, SHIP_TARGETS)]  # fmt: skip
+                for t in bar_targets(systems[hybrid_name(e, fx)], gaps, BOOSTED, SHIP_TARGETS)]  # fmt: skip
     for t in targets:
         print(
             f"target {t['name']}: {t['value']:.3f} vs {t['target']:.3f} {'met' if t['met'] else 'NOT met'}"

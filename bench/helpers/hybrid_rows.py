@@ -62,18 +62,20 @@ def hybrid_pairs(encoders: Sequence[str], boosted: str, known: Sequence[str],
     return [(a, b) for a, b in out if a in known and b in known]
 
 
-def hybrid_targets(h: dict, gaps: list[dict], boosted: str, bar: dict[str, float]) -> list[dict]:
-    """A hybrid row `h` against the shipped bar (`bar`: the mean over five folds), and its
-    paired gaps over the boosted model above 0: what it must show to replace LightGBM alone."""
+def bar_targets(h: dict, gaps: list[dict], against: str, bar: dict[str, float],
+                keys: tuple[str, ...] = ("macro_f1", "derived_f1")) -> list[dict]:  # fmt: skip
+    """A system row `h` against a shipped recipe's bar (`bar`: the mean over five folds), and
+    its paired gaps over `against` above 0 on `keys` (the intervals' low ends): for a hybrid,
+    what it must show to replace LightGBM alone (`against` the boosted model)."""
     rows = [{"name": f"{h['system']} {key} (mean of {len(h['folds'])} of 5 folds)",
              "value": h["mean"][key], "target": target,
              "met": h["mean"][key] >= target and len(h["folds"]) == 5}
             for key, target in bar.items()]  # fmt: skip
     for g in gaps:
-        if (g["a"], g["b"]) == (h["system"], boosted):
-            for key in ("macro_f1", "derived_f1"):
+        if (g["a"], g["b"]) == (h["system"], against):
+            for key in keys:
                 low = g[key]["low"]
-                rows.append({"name": f"{h['system']} - {boosted} {key} interval low end",
+                rows.append({"name": f"{h['system']} - {against} {key} interval low end",
                              "value": low, "target": 0.0, "met": low > 0})  # fmt: skip
     return rows
 

@@ -163,8 +163,7 @@ def test_colour_cells_by_type_and_put_an_answers_formula_into_a_cell(page, tmp_p
     typed = page.wait_for_selector('.c[data-type][data-a1="B2"]')
     assert page.locator("#legend .swatch").count() == 6
     colour = {t["type"]: t["colour"] for t in LEGEND}[typed.get_attribute("data-type")]
-    rgb = ", ".join(str(int(colour[i : i + 2], 16)) for i in (1, 3, 5))
-    assert typed.evaluate("el => getComputedStyle(el).backgroundColor") == f"rgb({rgb})"
+    assert typed.evaluate("el => getComputedStyle(el).backgroundColor") == _rgb(colour)
     page.screenshot(path=str(tmp_path / "serve-types.png"))
     page.uncheck("#types")
     assert page.locator(".c[data-type]").count() == 0 and page.is_hidden("#legend")

@@ -10,7 +10,7 @@ from bench.cell_types import BOOSTED, SHIP_TARGETS, gap_row, summarise
 
 from fortap.tasks.cell_types.metrics import confusion
 from helpers import hybrid_rows
-from helpers.hybrid_rows import boosted_choices, hybrid_folds, hybrid_pairs, hybrid_targets
+from helpers.hybrid_rows import bar_targets, boosted_choices, hybrid_folds, hybrid_pairs
 
 ALL = [0, 1, 2, 3, 4, 5]  # every class once
 PERFECT = {"a.xls": confusion(ALL, ALL).tolist()}
@@ -47,7 +47,7 @@ def test_a_hybrid_must_reach_the_bar_and_beat_the_boosted_model():
         }
         systems = {name: summarise(name, by_fold) for name, by_fold in folds.items()}
         gap = gap_row("hybrid e", BOOSTED, systems, folds)
-        rows = hybrid_targets(systems["hybrid e"], [gap], BOOSTED, SHIP_TARGETS)
+        rows = bar_targets(systems["hybrid e"], [gap], BOOSTED, SHIP_TARGETS)
         assert [(r["target"], r["met"]) for r in rows] == [
             (0.87, met),
             (0.62, met),

@@ -98,19 +98,28 @@ def run_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | None = N
     BoostedTyper(booster, {"setting": choice.setting, "rounds": choice.rounds}).save(out / "model")
     stored = BoostedTyper.load(out / "model").booster  # scored as it is stored
     trained = scores(sum(file_confusions(stored, train, data).values()))
-    numbers = held_out(by_fold, held, choices, cfg.evaluation.rounds)
-    record = {"system": "boosted", "fold": "all" if cfg.data.all_folds else cfg.data.fold,
-              "held_out": numbers, "training_set": {**trained, "sheets": len(train)},
-              "files_by_fold": [{f: c.tolist() for f, c in sorted(files.items())} for files in by_fold],
-              "config": config_dict(cfg)}  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
+    record = run_record("boosted", by_fold, held, choices, cfg, out,
+                        training_set={**trained, "sheets": len(train)})  # fmt: skip
     write_model_metrics(out / "model", paths[0], record, cfg)
+    numbers = record["held_out"]
     iv = numbers["interval"]
     console.print(f"held out ({len(held)} fold{'s' * (len(held) > 1)}): macro-F1 "
                   f"{numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, {iv['macro_f1'][1]:.3f}], "
                   f"derived F1 {numbers['derived_f1']:.3f}; the saved booster on its "
                   f"{len(train)} training sheets: macro-F1 {trained['macro_f1']:.3f}")  # fmt: skip
+    return record
+
+
+def run_record(system: str, by_fold: list, held: Sequence[int], choices: list[dict],
+               cfg: CellTypesRunConfig, out: Path, **extra) -> dict:  # fmt: skip
+    """A run's record (its held-out numbers, `extra` such as the training-set scores, each
+    held-out file's confusion per fold, the config), written to OUT/metrics.json."""
+    record = {"system": system, "fold": "all" if cfg.data.all_folds else cfg.data.fold,
+              "held_out": held_out(by_fold, held, choices, cfg.evaluation.rounds), **extra,
+              "files_by_fold": [{f: c.tolist() for f, c in sorted(files.items())} for files in by_fold],
+              "config": config_dict(cfg)}  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
     return record
 
 

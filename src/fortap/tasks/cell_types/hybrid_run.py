@@ -16,7 +16,6 @@ numbers) and a card; `OUT/metrics.json` adds each held-out file's confusion per 
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from rich.console import Console
 
 from fortap.tasks import model_folder
 from fortap.tasks.cell_types.boosted import choose
-from fortap.tasks.cell_types.boosted_run import held_out
+from fortap.tasks.cell_types.boosted_run import run_record
 from fortap.tasks.cell_types.config import CellTypesRunConfig
 from fortap.tasks.cell_types.feature_models import labelled_features
 from fortap.tasks.cell_types.hybrid import STATE_DIMS, fit_hybrid, hybrid_data
@@ -34,7 +33,7 @@ from fortap.tasks.cell_types.metrics import confusion, scores
 from fortap.tasks.cell_types.saus import read_saus, saus_folder
 from fortap.tasks.cell_types.split import fold_sides, load_folds
 from fortap.tasks.cell_types.states import sheet_states
-from fortap.tasks.run_config import config_dict, finetune_command
+from fortap.tasks.run_config import finetune_command
 
 
 def run_hybrid(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
@@ -66,14 +65,9 @@ def run_hybrid(paths, out, cfg: CellTypesRunConfig, console: Console | None = No
     info = {"encoder": cfg.encoder.name, "seed": seed, "setting": choice.setting,
             "rounds": choice.rounds}  # fmt: skip
     HybridTyper(booster, reduction, encoder, inputs, info).save(out / "model")
-    numbers = held_out(by_fold, held, choices, cfg.evaluation.rounds)
-    record = {"system": f"hybrid {cfg.encoder.name}",
-              "fold": "all" if cfg.data.all_folds else cfg.data.fold, "held_out": numbers,
-              "files_by_fold": [{f: c.tolist() for f, c in sorted(fs.items())} for fs in by_fold],
-              "config": config_dict(cfg)}  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
+    record = run_record(f"hybrid {cfg.encoder.name}", by_fold, held, choices, cfg, out)
     write_card(out / "model", paths[0], record, cfg)
+    numbers = record["held_out"]
     iv = numbers["interval"]
     console.print(f"held out: macro-F1 {numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, "
                   f"{iv['macro_f1'][1]:.3f}], derived F1 {numbers['derived_f1']:.3f}")  # fmt: skip
