@@ -4,8 +4,9 @@ comparisons fine-tuned from it on that GPU, in one lease of a GPU machine.
     .venv/bin/python bench/device_pair.py prepare [--corpus C] [--out .carry/pair]     (here)
     python3 bench/device_pair.py run [--carry .carry/pair] [--minutes 3] [--deadline 500]  (GPU)
         [--seeds 3] [--workers 2] [--parallel 12] [--bench] [--ship-updates N]
-        [--work DIR (default: a temporary folder)]
+        [--also NAME:UPDATES,...] [--work DIR (default: a temporary folder)]
     .venv/bin/python bench/device_pair.py collect FILES_AT [--corpus C] [--dest runs/pair] (here)
+    .venv/bin/python bench/device_pair.py aside | back                                   (here)
 
 C is a corpus built without HiTab's folder (the first two steps of
 `bench/table_qa_clean_pretrain.sh`), so no HiTab table is pretrained on. The lease moves at
@@ -81,13 +82,16 @@ def run(
     parallel: int = 12,
     bench: bool = False,
     ship_updates: int = 0,
+    also: dict[str, int] | None = None,
 ) -> int:
     """Unpack; the throughput bench alone on the card (`bench`); then the runs (module doc) as
     processes on one GPU: every pretraining run at once, and the fine-tunes queued, at most
     `parallel` at a time, MiniLM's first and then each encoder's as it lands (seed 0 first).
     Returns 1 when a run fails within its first two minutes (a broken setup: everything stops,
-    so the lease is not spent). `ship_updates` N > 0 pretrains only the shipped encoder
-    (`SHIP`), alone on the card, for N updates (no clock), and fine-tunes only from it."""
+    so the lease is not spent). `ship_updates` N > 0 pretrains the shipped encoder (`SHIP`)
+    for N updates (no clock) instead of the seeds; `also` adds runs beside them (an encoder's
+    name, e.g. `tuta-s0` or `fortap-s3`, to its count of updates: `seeds` 0 runs only those).
+    Every encoder is fine-tuned; MiniLM only beside the clock-paced seeds."""
     started = time.monotonic()
 
     def say(text: str) -> None:
@@ -95,6 +99,7 @@ def run(
             log.write(f"[{time.monotonic() - started:6.1f}s] {text}\n")
         print(text, flush=True)
 
+    say(f"argv: {' '.join(sys.argv[1:])}")
     site = unpack(carry, work)
     env = {**os.environ, "PYTHONPATH": f"{site}:{REPO / 'src'}", "PYTHONUNBUFFERED": "1",
            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # fmt: skip
@@ -117,11 +122,13 @@ def run(
         runs[name] = (proc, time.monotonic())
         say(f"start {name}: {' '.join(args)}")
 
-    pending = [SHIP] if ship_updates else encoders(seeds)
+    counted = {SHIP: ship_updates} if ship_updates else {}
+    counted |= also or {}
+    pending = ([SHIP] if ship_updates else encoders(seeds)) + list(also or {})
     for encoder in pending:
         start(f"pretrain/{encoder}", pretrain_argv(encoder, work, minutes, workers, gpu,
-                                                   smoke, ship_updates))  # fmt: skip
-    if not ship_updates:
+                                                   smoke, counted.get(encoder, 0)))  # fmt: skip
+    if not ship_updates and seeds:
         queue += _tasks("minilm", [], work, gpu, smoke)
     done: dict[str, int] = {}
     while runs or queue:
@@ -368,6 +375,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--parallel", type=int, default=12, help="fine-tunes at a time")
     r.add_argument("--ship-updates", type=int, default=0,
                    help="only fortap-s0 (fortap-small), alone, for N updates, and its fine-tunes")  # fmt: skip
+    r.add_argument(
+        "--also",
+        default="",
+        help="more pretraining runs at counts of updates, NAME:UPDATES,... "
+        "(e.g. tuta-s0:2400 for its TUTA twin, fortap-s3:683 for another seed)",
+    )
     r.add_argument("--bench", action="store_true",
                    help="first bench/pretrain_throughput.py --device-rows, alone on the card")  # fmt: skip
     c = sub.add_parser("collect")
@@ -375,7 +388,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--corpus", type=Path, default=REPO / "runs/table_qa/clean/corpus")
     c.add_argument("--dest", type=Path, default=REPO / "runs/pair")
     c.add_argument("--json", type=Path, help="write each run's exit code and the count finished")
+    c.add_argument("--lease", help="the run's arguments, for the card (default: its run.log's)")
+    sub.add_parser("aside", help="move the tracked weights out of the tree a lease sends")
+    sub.add_parser("back", help="put them back, checked against git")
     args = ap.parse_args(argv)
+    if args.step in ("aside", "back"):
+        return aside() if args.step == "aside" else back()
     if args.step != "run":  # here, with fortap installed
         from helpers import pair_pack as pack
     if args.step == "prepare":
@@ -388,17 +406,81 @@ def main(argv: list[str] | None = None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         return run(args.carry, args.minutes, args.deadline, out, work, args.device, args.smoke,
                    args.workers, args.seeds, args.parallel, args.bench,
-                   args.ship_updates)  # fmt: skip
-    pack.collect(args.files_at, args.corpus, args.dest)
+                   args.ship_updates, parse_also(args.also))  # fmt: skip
+    pack.collect(args.files_at, args.corpus, args.dest, args.lease)
     if args.json is not None:
         write_json(args.json, json.loads((args.dest / "exit_codes.json").read_text()))
     return 0
 
 
+def parse_also(text: str) -> dict[str, int]:
+    """`tuta-s0:2400,fortap-s3:683` -> {"tuta-s0": 2400, "fortap-s3": 683}; a name must be a
+    recipe of `PRETRAIN` and a seed."""
+    runs = {}
+    for item in filter(None, text.split(",")):
+        name, _, updates = item.partition(":")
+        recipe, _, seed = name.rpartition("-s")
+        if recipe not in PRETRAIN or not seed.isdigit() or not updates.isdigit():
+            raise SystemExit(
+                f"--also: {item!r} is not RECIPE-sSEED:UPDATES ({', '.join(PRETRAIN)})"
+            )
+        runs[name] = int(updates)
+    return runs
+
+
+ASIDE = RUNS / "aside"
+
+
+def weight_files() -> list[str]:
+    """The tracked weight files under models/, relative to the repository."""
+    listed = subprocess.run(["git", "ls-files", "models"], cwd=REPO, capture_output=True,
+                            text=True, check=True).stdout.split()  # fmt: skip
+    return [f for f in listed if f.endswith(".safetensors") or f.endswith("booster.txt")]
+
+
+def aside() -> int:
+    """Move the tracked weights out of the tree a lease sends (into `ASIDE`), with a manifest of
+    their sha256 sums."""
+    import hashlib
+
+    sums = {}
+    for name in weight_files():
+        src, dst = REPO / name, ASIDE / name
+        if src.is_file():
+            sums[name] = hashlib.sha256(src.read_bytes()).hexdigest()
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(src, dst)
+    (ASIDE / "manifest.json").write_text(json.dumps(sums, indent=1) + "\n")
+    print(f"{len(sums)} weight files moved to {ASIDE}; put them back with `back` after the lease")
+    return 0
+
+
+def back() -> int:
+    """Put the weights `aside` moved back, each checked against its sum in the manifest."""
+    import hashlib
+
+    sums = json.loads((ASIDE / "manifest.json").read_text())
+    bad = []
+    for name, digest in sums.items():
+        if (ASIDE / name).is_file():
+            (REPO / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(ASIDE / name, REPO / name)
+        here = REPO / name
+        if not here.is_file() or hashlib.sha256(here.read_bytes()).hexdigest() != digest:
+            bad.append(name)
+    if bad:
+        print(f"missing or changed since `aside`: {bad}")
+        return 1
+    print(f"{len(sums)} weight files back, each as it was")
+    return 0
+
+
 def write_json(path: Path, codes: dict[str, int]) -> None:
-    """{results: a row per run with its exit code, targets: every planned run finished}."""
-    seeds = len({n.split("/")[1] for n in codes if n.startswith("pretrain/")})
-    planned = seeds + (seeds + 1) * (len(FOLDS) + 1)
+    """{results: a row per run with its exit code, targets: every planned run finished}: each
+    pretraining run and its fine-tunes, and MiniLM's where it ran."""
+    encoders_run = len({n.split("/")[1] for n in codes if n.startswith("pretrain/")})
+    starts = encoders_run + any(n.split("/")[1:2] == ["minilm"] for n in codes)
+    planned = encoders_run + starts * (len(FOLDS) + 1)
     done = sum(code == 0 for code in codes.values())
     rows = [{"run": name, "exit": code} for name, code in sorted(codes.items())]
     goal = {"name": "runs finished", "value": done, "target": planned, "met": done == planned}

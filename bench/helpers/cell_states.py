@@ -6,7 +6,9 @@ ENCODER is a starting encoder of `fortap finetune cell-types --encoder` (`random
 a shipped folder of `models/encoders`, e.g. `fortap-small`), built as that command builds it
 (`tasks.recipe.start_encoder`, seed 0, one thread). The states of each sheet's labelled cells
 (`tasks.cell_types.states`) go to `runs/cell_types/states/ENCODER.npz`, with the seconds the
-encoding took beside it (`ENCODER.json`); an encoder already cached is skipped.
+encoding took and the encoder's fingerprint beside it (`ENCODER.json`); an encoder already
+cached with the same fingerprint is skipped (a shipped folder whose weights changed is encoded
+again).
 """
 
 from __future__ import annotations
@@ -17,13 +19,30 @@ import sys
 import time
 from pathlib import Path
 
-from helpers.paths import DATA, RUNS
+from helpers.paths import DATA, REPO, RUNS
 
 STATES = RUNS / "cell_types" / "states"
 
 
 def states_path(encoder: str, folder: Path = STATES) -> Path:
     return folder / f"{encoder}.npz"
+
+
+def fingerprint(encoder_name: str) -> str:
+    """The sha256 of a shipped encoder folder's weights; the name itself for `random` and
+    `minilm` (built the same way every time)."""
+    import hashlib
+
+    weights = REPO / "models" / "encoders" / encoder_name / "model.safetensors"
+    return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else encoder_name
+
+
+def cached(encoder_name: str, folder: Path = STATES) -> bool:
+    """Whether the cached states were made from the encoder as it is now."""
+    note = states_path(encoder_name, folder).with_suffix(".json")
+    if not states_path(encoder_name, folder).is_file() or not note.is_file():
+        return False
+    return json.loads(note.read_text()).get("fingerprint") == fingerprint(encoder_name)
 
 
 def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Path:
@@ -37,7 +56,7 @@ def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Pat
     from fortap.text.tokenizer import Tokenizer
 
     path = states_path(encoder_name, folder)
-    if path.is_file():
+    if cached(encoder_name, folder):
         return path
     torch.set_num_threads(1)
     torch.set_flush_denormal(True)
@@ -54,7 +73,8 @@ def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Pat
     save_states(path, states, encoder_name)
     cells = sum(len(s) for s in states.values())
     note = {"encoder": encoder_name, "seconds": seconds, "sheets": len(sheets), "cells": cells,
-            "hidden": int(encoder.config.hidden), "threads": 1}  # fmt: skip
+            "hidden": int(encoder.config.hidden), "threads": 1,
+            "fingerprint": fingerprint(encoder_name)}  # fmt: skip
     path.with_suffix(".json").write_text(json.dumps(note, indent=1) + "\n")
     print(f"{encoder_name}: {len(sheets)} sheets, {cells} cells in {seconds:.0f} s -> {path}")
     return path

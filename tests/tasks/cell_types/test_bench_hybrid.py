@@ -82,3 +82,15 @@ def test_the_cache_keeps_each_fold_and_a_rerun_computes_only_the_missing(tmp_pat
     assert out["hybrid e"][3] == PERFECT and out["states e"] == dict.fromkeys(range(5), {})
     assert json.loads(cache.read_text())["states e"]["4"] == {}
     assert len(json.loads(hybrid_rows.choices_file(cache).read_text())) == 5
+
+
+def test_rows_of_an_encoder_whose_weights_changed_are_dropped(tmp_path, monkeypatch):
+    cache = tmp_path / "hybrid.json"
+    rows = {str(k): PERFECT for k in range(5)}
+    cache.write_text(json.dumps({"hybrid e": rows, "hybrid f": rows}))
+    cache.with_suffix(".encoders.json").write_text(json.dumps({"e": "old", "f": "same"}))
+    monkeypatch.setattr(
+        hybrid_rows, "fingerprint", lambda encoder: {"e": "new"}.get(encoder, "same")
+    )
+    out = hybrid_folds(["e", "f"], tmp_path, cache, cached_only=True)
+    assert "hybrid e" not in out and out["hybrid f"] == dict.fromkeys(range(5), PERFECT)
