@@ -55,22 +55,25 @@ def test_clean_sheet_has_no_finding(folder):
     assert audit(Suggester.open(clean(folder / "c.xlsx"))).findings == []
 
 
-def test_no_checks_keeps_structure(folder):
+def test_the_structure_previews_the_fix_without_the_engine(folder):
     sg = Suggester.open(typed_total(folder / "t0.xlsx"))
     done = audit(sg, cfg=AuditConfig(max_checks=0, min_score=0.0))
     assert done.checked == 0
     (f,) = [f for f in done.findings if f.a1 == "D4"]
-    assert "fix_equal" not in dict(f.facts) and f.fix == "=B4+C4"
+    facts = dict(f.facts)
+    assert facts["fix_equal"] == 1.0 and facts["checked"] == 0.0 and f.fix == "=B4+C4"
 
 
 def test_counts_say_what_scored_each_typed_number(folder):
-    # D4 alone stands in a run with formulas; the other ten typed numbers only the engine scores
+    # D4 stands in a run with formulas, and its fix gives its value: the structure settles it,
+    # and the engine's budget goes to the other ten typed numbers, in order
     sg = Suggester.open(typed_total(folder / "t1.xlsx"))
     counts = ("scored_by_structure", "scored_by_engine", "not_scored")
-    for checks, want in ((0, (1, 0, 10)), (1, (0, 1, 10)), (2, (0, 2, 9)), (300, (0, 11, 0))):
+    for checks, want in ((0, (1, 0, 10)), (1, (1, 1, 9)), (2, (1, 2, 8)), (300, (1, 10, 0))):
         doc = audit(sg, cfg=AuditConfig(max_checks=checks)).to_json()
         assert tuple(doc[k] for k in counts) == want
         assert doc["typed_numbers"] == sum(want) and doc["checked"] == doc["scored_by_engine"]
+        assert doc["planned_checks"] == min(checks, 10)
 
 
 def test_bad_config_and_sheet(folder):

@@ -32,7 +32,7 @@ def test_audit_json_and_report(tmp_path):
 def test_audit_table_and_bad_sheet(tmp_path):
     book = odd_formula(tmp_path / "o.xlsx")
     got = CliRunner().invoke(app, ["audit", str(book), "--min-score", "0.0"])
-    assert got.exit_code == 0 and "C5" in got.output and "typed numbers checked" in got.output
+    assert got.exit_code == 0 and "C5" in got.output and "engine's candidates too" in got.output
     bad = CliRunner().invoke(app, ["audit", str(book), "--sheet", "Nope"])
     assert bad.exit_code == 1 and "Nope" in bad.output
 
@@ -54,14 +54,17 @@ def test_safety_stop_is_reported(tmp_path):
     book = year_block(tmp_path / "y.xlsx", typed=True)
     args = ["audit", str(book), "--check-seconds", "1e-9"]
     doc = json.loads(CliRunner().invoke(app, [*args, "--json"]).output)
-    assert (doc["check_seconds"], doc["planned_checks"], doc["checked"]) == (1e-9, 4, 0)
+    assert (doc["check_seconds"], doc["planned_checks"], doc["checked"]) == (1e-9, 3, 0)
     assert doc["stopped_by_check_seconds"] is True
     got = CliRunner().invoke(app, args)
-    assert "--check-seconds 1e-09 stopped the checks after 0 of 4" in got.output
+    assert "--check-seconds 1e-09 stopped the checks after 0 of 3" in got.output
     full = json.loads(CliRunner().invoke(app, ["audit", str(book), "--json"]).output)
-    assert (full["checked"], full["stopped_by_check_seconds"]) == (4, False)
-    # E4 and the two starts B4, B5 stand in rows of formulas; B1 does not
-    assert (doc["scored_by_structure"], full["scored_by_structure"]) == (3, 0)
+    assert (full["checked"], full["stopped_by_check_seconds"]) == (3, False)
+    # of the four typed numbers E4 and the starts B4, B5 stand in rows of formulas, and one of
+    # them has a fix giving its value: the structure settles it, and the engine gets the other
+    # three (stopped: none asked, so the structure alone scores those in rows of formulas)
+    assert (doc["scored_by_structure"], full["scored_by_structure"]) == (3, 1)
+    assert (doc["not_scored"], full["not_scored"]) == (1, 0)
 
 
 def test_bad_top_and_the_default_budget(tmp_path):

@@ -1,19 +1,24 @@
-"""`audit`: a workbook's findings, structure first, previews and candidates for survivors only.
+"""`audit`: a workbook's findings, structure first, the engine's candidates for the rest.
 
 For each sheet: formula cells that break their block (`inconsistent.breaks`) and typed numbers
 in runs of formulas (`missing.holes`) are found from the parsed R1C1 texts alone. Years and codes
-that head a block (`labels`) are labels, not typed numbers: they end runs as text does. Then
-the typed numbers are put in one fixed order (`plan`: those the structure points at first, a
-hole between two equal formulas, a high share of formulas in the run, the last number of a run
-where totals stand; ties by sheet, row, column), and the first `AuditConfig.max_checks` get
-previews: the structural fix at the cell, and the suggestion engine's top suggestions
-(`evidence`). A suggest call costs about 10 ms, so checking every number of a 10,000-number
-model would take minutes; the budget, a count, keeps an audit to seconds and its findings the
+that head a block (`labels`) are labels, not typed numbers: they end runs as text does. The
+structure decides first, for every typed number: a number in a run with formulas gets the run's
+formula re-anchored to it (its hole's fix) previewed at the cell (about 1 ms), and a fix that
+gives the typed value settles it; a number in no run with formulas has no block asking for a
+formula (a hole whose fix leaves the sheet has no preview). The numbers not settled are put in
+one fixed order (`plan`: those the structure points
+at first, a hole between two equal formulas, a high share of formulas in the run, the last
+number of a run where totals stand; ties by sheet, row, column), and the first
+`AuditConfig.max_checks` get the suggestion engine's top suggestions (`evidence.candidates`). A
+suggest call costs 10-45 ms, so asking it for every number of a 10,000-number model would take
+minutes; the budget, a count of engine checks, keeps an audit to seconds and its findings the
 same on every run. `check_seconds` is a safety stop only (off by default): once the checks took
 that long no other starts, and `Audit.stopped` says so, since a run stopped by the clock checks
 as many numbers as the machine allowed. Each cell's facts are scored (`score.combine`, fitted
 weights); findings under `min_score` are dropped. `Audit` counts how each typed number was
-scored: by the structure alone, by the engine's checks, or not at all.
+scored: by the structure alone (a hole not given engine checks), by the engine's checks, or not
+at all (in no run with formulas and past the budget).
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ class AuditConfig:
 
     # findings scored below this are not reported (default: the threshold fitted with the weights)
     min_score: float = field(default_factory=default_min_score)
-    max_checks: int = 300  # typed numbers per workbook given previews and candidates, in order
+    max_checks: int = 300  # typed numbers per workbook the structure did not settle given the
+    # engine's candidates, in order
     check_seconds: float = 0.0  # safety stop: no check starts once they took this long (0: none)
     top: int = 3  # suggestions previewed per typed number checked
 
@@ -67,15 +73,16 @@ class Audit:
 
     findings: list[Finding]
     typed: int  # typed numbers in the sheets audited (labels apart)
-    checked: int  # of them, given previews and candidates
+    checked: int  # of them, given the engine's candidates
     formulas: int  # formula cells in the sheets audited
     labels: int  # typed years and codes read as labels (`labels`), not audited
-    planned: int  # checks the budget allows: min(max_checks, typed)
+    planned: int  # engine checks the budget allows: min(max_checks, typed not settled)
     stopped: bool  # the safety stop (`check_seconds`) ended the checks before `planned`
     seconds: float  # wall time of the audit (the one field that differs between runs)
-    # typed numbers scored by the structure alone: in a value run with formulas (a `Hole`), not
-    # checked; the engine scored `checked` (with the structure's facts where it had them), and
-    # the rest (in no run with formulas, past the budget) get no score, so no finding
+    # typed numbers the structure alone scored: in a value run with formulas (a `Hole`, its fix
+    # previewed), not given engine checks; the engine scored `checked` (with the structure's
+    # facts where it had them); the rest (in no run with formulas, past the budget) get no
+    # score, so no finding
     by_structure: int
 
     def to_json(self) -> dict:
@@ -111,28 +118,44 @@ def audit(
         heads += len(named)
         queue += plan(sc, typed - named)
     queue.sort(key=lambda p: p.order)
-    planned = min(cfg.max_checks, len(queue))
-    checks, structure, stopped, start = 0, 0, False, time.perf_counter()
+    # the structure decides first: every hole's fix previewed at its cell (about 1 ms each);
+    # a number it gives is settled, and the engine checks only the others. The safety stop's
+    # clock starts here, though it stops engine checks only
+    start = time.perf_counter()
+    fixed = {(p.sheet, p.cell): _fix_number(sg, p) for p in queue if p.hole is not None}
+    settled = {place for place, (_, equal) in fixed.items() if equal}
+    planned = min(cfg.max_checks, len(queue) - len(settled))
+    checks, stopped, structure = 0, False, 0
     totals: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers a total adds up
     for p in queue:
-        checked = checks < planned and not stopped
-        if checked and cfg.check_seconds and time.perf_counter() - start >= cfg.check_seconds:
-            checked, stopped = False, True
-        if checked and update is not None:
+        engine = (p.sheet, p.cell) not in settled and checks < planned and not stopped
+        if engine and cfg.check_seconds and time.perf_counter() - start >= cfg.check_seconds:
+            engine, stopped = False, True
+        if engine and update is not None:
             update(checks, f"{p.sheet}!{a1(*p.cell)}")
-        checks += checked
-        structure += not checked and p.hole is not None
-        if checked or p.hole is not None:
+        checks += engine
+        structure += not engine and p.hole is not None
+        if engine or p.hole is not None:
             sc = sg.context.sheet(p.sheet)
-            if checked and p.sheet not in totals:
+            if engine and p.sheet not in totals:
                 totals[p.sheet] = totalled(sc, typed_of[p.sheet])
-            finding = _missing(sg, sc, p, checked, totals.get(p.sheet, set()), cfg)
+            got = fixed.get((p.sheet, p.cell), (None, False))[0]
+            finding = _missing(sg, sc, p, engine, got, totals.get(p.sheet, set()), cfg)
             if finding is not None:
                 found.append(finding)
     found = [f for f in found if f.score >= cfg.min_score]
     found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
     seconds = time.perf_counter() - begin
     return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds, structure)
+
+
+def _fix_number(sg: Suggester, p: Planned) -> tuple[float | None, bool]:
+    """The hole's fix previewed at the cell: its number, and whether it shows the typed one."""
+    if p.hole is None or p.hole.fix is None:
+        return None, False
+    got = evidence.fix_value(sg, p.sheet, p.cell, p.hole.fix)
+    c = sg.context.sheet(p.sheet).sheet.cell(*p.cell)
+    return got, got is not None and same_shown(got, float(c.value), c.style.number_format)
 
 
 @dataclass(frozen=True)
@@ -234,10 +257,11 @@ def _short(sheet: str, s: Short) -> Finding:
     return Finding(sheet, *s.cell, INCONSISTENT, score, text, s.fix, tuple(facts.items()))
 
 
-def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool,
+def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: float | None,
              inputs: set[tuple[int, int]], cfg: AuditConfig) -> Finding | None:  # fmt: skip
-    """The typed number `p` as a missing formula (None: nothing says so); `checked`: given
-    previews; `inputs`: the sheet's typed numbers a total already adds up."""
+    """The typed number `p` as a missing formula (None: nothing says so); `checked`: given the
+    engine's candidates; `got`: its hole's fix previewed at the cell (the structure's check);
+    `inputs`: the sheet's typed numbers a total already adds up."""
     cell, hole = p.cell, p.hole
     c = sc.sheet.cell(*cell)
     value, fmt = float(c.value), c.style.number_format
@@ -252,11 +276,9 @@ def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool,
         fix = hole.fix
         said.append(f"{hole.formulas} of the other {len(hole.run.cells) - 1} cells of its "
                     f"{AXIS_NAMES[hole.run.axis]} run {hole.run.span()} are formulas")  # fmt: skip
-        if checked and hole.fix is not None:
-            got = evidence.fix_value(sg, sc.sheet.name, cell, hole.fix)
-            if got is not None and same_shown(got, value, fmt):
-                facts["fix_equal"] = 1.0
-                said.insert(0, f"{hole.fix} gives {got:,.10g}")
+        if got is not None and same_shown(got, value, fmt):
+            facts["fix_equal"] = 1.0
+            said.insert(0, f"{hole.fix} gives {got:,.10g}")
     if checked and "fix_equal" not in facts:
         match = evidence.candidates(sg, sc.sheet.name, cell, value, fmt, cfg.top)
         if match is not None and cell in inputs and adds_up_to(match.formula, sc.sheet.name, cell):

@@ -44,15 +44,15 @@ def audit_command(
     max_checks: Annotated[
         int,
         typer.Option(
-            help="Typed numbers given previews and candidates, structure's picks first (the "
-            "rest: structure only)."
+            help="Typed numbers the structure did not settle given the suggestion engine's "
+            "candidates, structure's picks first (the rest: structure only)."
         ),
     ] = AUDIT_CHECKS,
     check_seconds: Annotated[
         float,
         typer.Option(
-            help="Safety stop: start no check after this many seconds (0: none); a run it "
-            "stops says so, and may differ from the next."
+            help="Safety stop: start no engine check after this many seconds (0: none); a run "
+            "it stops says so, and may differ from the next."
         ),
     ] = 0.0,
     top: Annotated[
@@ -94,9 +94,10 @@ def audit_command(
     else:
         _print(found, book, top)
         typer.echo(f"{done.formulas} formulas and {done.typed} typed numbers read "
-                   f"({done.labels} more read as year or code labels); {done.checked} typed "
-                   f"numbers checked with candidates and previews, {done.by_structure} more "
-                   "scored by their block's structure alone")  # fmt: skip
+                   f"({done.labels} more read as year or code labels); {done.by_structure} "
+                   f"scored by their runs' structure alone, {done.checked} with the suggestion "
+                   f"engine's candidates too, {done.typed - done.by_structure - done.checked} "
+                   "not scored (in no run with formulas, past --max-checks)")  # fmt: skip
         if done.stopped:
             typer.echo(_stop_note(done, check_seconds))
     if out is not None:

@@ -185,6 +185,8 @@ class FindingsOut(BaseModel):
     typed_numbers: int = Field(description="Typed numbers audited (labels apart).")
     labels: int = Field(description="Typed years and codes read as labels, not audited.")
     formulas: int
-    planned_checks: int = Field(description="Typed numbers the budget gives engine checks.")
-    checked: int = Field(description="Of them, checked with candidates and previews.")
+    planned_checks: int = Field(
+        description="Typed numbers the structure did not settle that the budget gives engine checks."
+    )
+    checked: int = Field(description="Of them, given the suggestion engine's candidates.")
     findings: list[FindingOut] = Field(description="Best score first.")
