@@ -109,7 +109,7 @@ def tasi_rows(m: dict, who: str) -> list[dict]:
     for part in (*HALVES, "held-out"):
         got = m[part]
         row = {"key": "TASI", "part": part, "who": who, **got["audit"]}
-        row["threshold"] = got.get("threshold")
+        row["threshold"] = got.get("threshold", got.get("thresholds"))
         for kind, s in got["audit_by_kind"].items():
             row[f"{kind}_precision"], row[f"{kind}_recall"] = s["precision"], s["recall"]
             row[f"{kind}_f1"] = s["f1"]
@@ -148,7 +148,8 @@ def largest_difference(a: Weights, b: Weights) -> float:
     which facts they weigh)."""
     if a.coef.keys() != b.coef.keys() or any(a.coef[k].keys() != b.coef[k].keys() for k in a.coef):
         return float("inf")
-    pairs = [(a.min_score, b.min_score), *((a.bias[k], b.bias[k]) for k in a.bias),
+    pairs = [*((a.thresholds[k], b.thresholds[k]) for k in a.thresholds),
+             *((a.bias[k], b.bias[k]) for k in a.bias),
              *((a.coef[k][n], b.coef[k][n]) for k in a.coef for n in a.coef[k])]  # fmt: skip
     return max(abs(x - y) for x, y in pairs)
 
@@ -205,13 +206,13 @@ def tasi_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) ->
                      "audit_s": seconds}  # fmt: skip
     rows += tasi_rows(fitted, "audit, fitted") + tasi_rows(hand, "audit, hand weights")
     rows.append({"key": "TASI", "part": "both (seen)", "who": "audit, shipped weights",
-                 **shipped["audit"], "threshold": shipped["threshold"]})  # fmt: skip
+                 **shipped["audit"], "threshold": shipped["thresholds"]})  # fmt: skip
     print(f"TASI (rankers: {args.rankers or 'shipped, saw the training side'}); thresholds: "
-          f"fitted on A {models['A'].min_score}, on B {models['B'].min_score}; hand set on A "
+          f"fitted on A {models['A'].thresholds}, on B {models['B'].thresholds}; hand set on A "
           f"{thresholds['A']}, on B {thresholds['B']}")  # fmt: skip
     print_tasi([r for r in rows if r["key"] == "TASI" and r["part"] in (*HALVES, "held-out")])
     s = shipped["audit"]
-    print(f"shipped weights (fitted on both halves: not held out) at {shipped['threshold']}: "
+    print(f"shipped weights (fitted on both halves: not held out) at {shipped['thresholds']}: "
           f"P {s['precision']:.3f} R {s['recall']:.3f} F1 {s['f1']:.3f}")  # fmt: skip
     print(f"weights fitted on all of these findings vs the shipped weights.json: largest "
           f"difference {refit:.3g}")  # fmt: skip
@@ -236,7 +237,7 @@ def excelint_part(args, cfg: AuditConfig, tasi: dict, rows: list, extra: dict) -
     by_fit = rescored(run.found, lambda s: model(s.place[0]).score(s.kind, dict(s.facts)))
     got = {
         "audit, fitted": excelint_metrics(key, dataclasses.replace(run, found=by_fit),
-                                          lambda b: dict.fromkeys(KINDS, model(b).min_score)),
+                                          lambda b: model(b).thresholds),
         "audit, hand weights": excelint_metrics(key, dataclasses.replace(run, found=by_hand),
                                                 lambda b: tasi["hand"][other(half_of(b))]),
     }  # fmt: skip

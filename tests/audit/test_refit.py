@@ -47,7 +47,7 @@ def test_finetune_writes_a_weights_folder(key, tmp_path):
     found = read_findings(out / "findings.jsonl")
     m = json.loads((out / "metrics.json").read_text())
     assert (m["worksheets"], m["books"], m["key_cells"], m["findings"]) == (3, 3, 3, len(found))
-    assert m["seen"]["threshold"] == weights.min_score
+    assert m["seen"]["thresholds"] == weights.thresholds
     assert m["seen"]["audit"]["gold"] == 3
     assert set(m["cross_fit"]) == {"A", "B", "held-out"}
     assert {(s.place[1:], s.kind) for s in found} >= {
@@ -68,8 +68,8 @@ def test_finetune_writes_a_weights_folder(key, tmp_path):
     again = tmp_path / "again"
     finetune(key, again, "--set", f"fit.findings={moved}")
     refit = load_weights(again / "weights.json")
-    assert (refit.coef, refit.bias, refit.min_score) == (
-        weights.coef, weights.bias, weights.min_score)  # fmt: skip
+    assert (refit.coef, refit.bias, refit.thresholds) == (
+        weights.coef, weights.bias, weights.thresholds)  # fmt: skip
     assert f"--set fit.findings={moved}" in (again / "README.md").read_text()
     assert json.loads((again / "metrics.json").read_text())["seen"] == m["seen"]
 

@@ -28,7 +28,9 @@ def test_shipped_weights_name_the_facts():
     for kind in KINDS:
         plain = {n for n in w.coef[kind] if not n.startswith("match_") or n == "match_score"}
         assert plain == FACTS[kind], kind
-    assert 0.0 < w.min_score < 1.0 and AuditConfig().min_score == w.min_score
+    assert set(w.thresholds) == set(KINDS) and all(0.0 < t < 1.0 for t in w.thresholds.values())
+    assert AuditConfig().min_score is None and AuditConfig().cutoff() == w.thresholds
+    assert AuditConfig(min_score=0.3).cutoff() == dict.fromkeys(KINDS, 0.3)
     assert "TASI" in w.fitted_on and json.loads(WEIGHTS_FILE.read_text())["log1p"] == sorted(LOG1P)
 
 
@@ -36,7 +38,7 @@ def test_score_is_the_logistic_of_the_facts():
     w = Weights(
         {MISSING: {"hole": 2.0, "run_cells": 1.0}, INCONSISTENT: {}},
         {MISSING: -1.0, INCONSISTENT: 0.0},
-        0.5,
+        {MISSING: 0.5, INCONSISTENT: 0.5},
     )
     z = -1.0 + 2.0 * 1.0 + np.log1p(3.0)  # run_cells is a count: log1p; "odd" has no weight
     assert w.score(MISSING, {"hole": 1.0, "run_cells": 3.0, "odd": 9.0}) == round(
@@ -47,7 +49,7 @@ def test_score_is_the_logistic_of_the_facts():
 
 def test_bad_weights_file(tmp_path):
     bad = tmp_path / "w.json"
-    bad.write_text(json.dumps({"min_score": 0.4, "log1p": sorted(LOG1P), "bias": {MISSING: 0.0},
+    bad.write_text(json.dumps({"thresholds": {MISSING: 0.4}, "log1p": sorted(LOG1P), "bias": {MISSING: 0.0},
                                "weights": {MISSING: {}}}))  # fmt: skip
     with pytest.raises(FortapError, match="w.json: not audit weights"):
         load_weights(bad)
@@ -68,4 +70,25 @@ def test_fit_weights_and_threshold():
     w = fit_weights(rows, labels, "toy")
     assert set(w.coef[MISSING]) == {"hole"} and set(w.coef[INCONSISTENT]) == {"odd"}
     assert w.score(MISSING, {"hole": 1.0}) > 0.8 > 0.2 > w.score(MISSING, {"hole": 0.0})
-    assert w.score(INCONSISTENT, {"odd": 1.0}) < w.min_score <= w.score(MISSING, {"hole": 1.0})
+    # every inconsistent row is a false alarm: that kind is best left out (a threshold above 1)
+    assert w.thresholds[INCONSISTENT] > 1.0
+    assert (
+        w.score(MISSING, {"hole": 0.0}) < w.thresholds[MISSING] <= w.score(MISSING, {"hole": 1.0})
+    )
+
+
+def test_thresholds_count_the_key_cells_no_finding_stands_for():
+    # 10 sure hits at 0.9 and 10 long shots at 0.5 (2 hits): with no key cell missed, flagging
+    # only the sure ones is best (F1 20/22 against 24/32); with 40 missed besides, the long
+    # shots pay (24/72 against 20/62)
+    rows = [(MISSING, {"a": 1.0})] * 10 + [(MISSING, {"a": 0.0})] * 10
+    labels = [True] * 10 + [i < 2 for i in range(10)]
+    w = Weights({MISSING: {"a": 2.197225}, INCONSISTENT: {}}, {MISSING: 0.0, INCONSISTENT: 0.0},
+                {MISSING: 0.0, INCONSISTENT: 0.0})  # fmt: skip
+    assert (w.score(MISSING, {"a": 1.0}), w.score(MISSING, {"a": 0.0})) == (0.9, 0.5)
+    from fortap.audit.measure import best_thresholds
+
+    scored = {MISSING: {i: w.score(*row) for i, row in enumerate(rows)}, INCONSISTENT: {}}
+    gold = {i for i, label in enumerate(labels) if label}
+    assert best_thresholds(scored, gold)[MISSING] == 0.9
+    assert best_thresholds(scored, gold | {-1 - j for j in range(40)})[MISSING] == 0.5

@@ -16,7 +16,7 @@ minutes; the budget, a count of engine checks, keeps an audit to seconds and its
 same on every run. `check_seconds` is a safety stop only (off by default): once the checks took
 that long no other starts, and `Audit.stopped` says so, since a run stopped by the clock checks
 as many numbers as the machine allowed. Each cell's facts are scored (`score.combine`, fitted
-weights); findings under `min_score` are dropped. `Audit` counts how each typed number was
+weights); findings under their kind's threshold (`AuditConfig.cutoff`) are dropped. `Audit` counts how each typed number was
 scored: by the structure alone (a hole not given engine checks), by the engine's checks, or not
 at all (in no run with formulas and past the budget).
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fortap.audit import evidence
 from fortap.audit.aggregates import Short, adds_up_to, shorts, totalled
@@ -34,7 +34,7 @@ from fortap.audit.findings import INCONSISTENT, MISSING, Finding
 from fortap.audit.inconsistent import Break, breaks, describe
 from fortap.audit.labels import labels
 from fortap.audit.missing import Hole, holes, numbers
-from fortap.audit.score import combine, default_min_score
+from fortap.audit.score import combine, default_thresholds
 from fortap.audit.structure import AXES, AXIS_NAMES, runs
 from fortap.errors import FortapError
 from fortap.sheet.model import a1
@@ -51,20 +51,27 @@ RUN_SEEN = 13
 class AuditConfig:
     """What an audit checks and reports."""
 
-    # findings scored below this are not reported (default: the threshold fitted with the weights)
-    min_score: float = field(default_factory=default_min_score)
+    # findings scored below this are not reported (None: each kind's threshold fitted with the
+    # weights, `cutoff`)
+    min_score: float | None = None
     max_checks: int = 300  # typed numbers per workbook the structure did not settle given the
     # engine's candidates, in order
     check_seconds: float = 0.0  # safety stop: no check starts once they took this long (0: none)
     top: int = 3  # suggestions previewed per typed number checked
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.min_score <= 1.0:
+        if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:
             raise FortapError(f"AuditConfig.min_score must be in [0, 1], got {self.min_score}")
         if self.max_checks < 0 or self.top < 1 or self.check_seconds < 0:
             raise FortapError(
                 "AuditConfig.max_checks and check_seconds must be >= 0, AuditConfig.top >= 1"
             )
+
+    def cutoff(self) -> dict[str, float]:
+        """The score a finding of each kind needs to be reported."""
+        if self.min_score is None:
+            return default_thresholds()
+        return dict.fromkeys(default_thresholds(), self.min_score)
 
 
 @dataclass(frozen=True)
@@ -143,7 +150,8 @@ def audit(
             finding = _missing(sg, sc, p, engine, got, totals.get(p.sheet, set()), cfg)
             if finding is not None:
                 found.append(finding)
-    found = [f for f in found if f.score >= cfg.min_score]
+    cut = cfg.cutoff()
+    found = [f for f in found if f.score >= cut[f.kind]]
     found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
     seconds = time.perf_counter() - begin
     return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds, structure)

@@ -25,7 +25,8 @@ def audit_command(
         float | None,
         typer.Option(
             "--min-score",
-            help="Report findings scored at least this (0-1; default: the fitted threshold).",
+            help="Report findings scored at least this, of either kind (0-1; default: each "
+            "kind's fitted threshold).",
         ),
     ] = None,
     out: Annotated[

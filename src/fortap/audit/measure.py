@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import product
+
+import numpy as np
 
 from fortap.corpus.split import SplitConfig, book_key, split_of
 from fortap.metrics.f1 import f1
@@ -78,16 +79,20 @@ def best_threshold(scored: Mapping[Place, float], gold: Iterable[Place]) -> floa
 
 def best_thresholds(scored: Mapping[str, Mapping[Place, float]], gold: Iterable[Place]) -> dict:
     """One threshold per kind, chosen together for the best overall F1 (a place holds one kind:
-    a formula or a typed number); `NOTHING` for a kind better left out. Ties: higher ones."""
+    a formula or a typed number); `NOTHING` for a kind better left out. Ties: the first in the
+    kinds' order of thresholds, highest first."""
     gold = set(gold)
-    curves = {kind: _curve(places, gold) for kind, places in scored.items()}
-    best, best_f1 = None, -1.0
-    for combo in product(*curves.values()):
-        flagged, hits = sum(c[1] for c in combo), sum(c[2] for c in combo)
-        now = f1(hits, flagged - hits, len(gold) - hits)
-        if now > best_f1:
-            best, best_f1 = combo, now
-    return {kind: c[0] for kind, c in zip(curves, best or (), strict=False)}
+    curves = [np.array(_curve(places, gold)) for places in scored.values()]  # each (T_k, 3)
+    flagged, hits = np.zeros(()), np.zeros(())
+    for axis, curve in enumerate(curves):  # a grid of every combination, one axis per kind
+        shape = [1] * len(curves)
+        shape[axis] = len(curve)
+        flagged = flagged + curve[:, 1].reshape(shape)
+        hits = hits + curve[:, 2].reshape(shape)
+    total = flagged + len(gold)
+    score = np.divide(2 * hits, total, out=np.zeros(total.shape), where=total > 0)  # (T_1, ...)
+    best = np.unravel_index(int(np.argmax(score)), score.shape)
+    return {kind: float(c[i, 0]) for kind, c, i in zip(scored, curves, best, strict=True)}
 
 
 def _curve(places: Mapping[Place, float], gold: set) -> list[tuple[float, int, int]]:

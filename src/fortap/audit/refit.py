@@ -128,9 +128,11 @@ def on_key(found: Sequence[Scored], key: list[KeySheet], paths: Sequence[str | P
 
 
 def fit_findings(found: Sequence[Scored], gold: set, fitted_on: str, c: float = 1.0) -> Weights:
-    """Weights and threshold fitted on `found`, label: the place is in `gold`."""
+    """Weights and thresholds fitted on `found`, label: the place is in `gold` (whose places
+    without a finding count as missed in the thresholds' F1)."""
     rows = [(s.kind, dict(s.facts)) for s in found]
-    return fit_weights(rows, [s.place in gold for s in found], fitted_on, c)
+    missed = len(set(gold) - {s.place for s in found})
+    return fit_weights(rows, [s.place in gold for s in found], fitted_on, c, missed)
 
 
 def cross_fit(found: Sequence[Scored], gold: set, c: float = 1.0) -> dict[str, Weights]:
@@ -147,10 +149,10 @@ def other(h: str) -> str:
 def scored_by(key: list[KeySheet], found: Sequence[Scored], weights: Weights) -> dict:
     """P/R/F1 of the findings `weights` scores at or above its threshold, overall and per kind."""
     kinds = {k: above({s.place: weights.score(k, dict(s.facts)) for s in found if s.kind == k},
-                      weights.min_score) for k in KINDS}  # fmt: skip
+                      weights.thresholds[k]) for k in KINDS}  # fmt: skip
     by_kind = {k: scores(kinds[k], gold_of(key, k)).to_json() for k in KINDS}
     got = scores(set().union(*kinds.values()), gold_of(key)).to_json()
-    return {"threshold": weights.min_score, "audit": got, "audit_by_kind": by_kind}
+    return {"thresholds": weights.thresholds, "audit": got, "audit_by_kind": by_kind}
 
 
 def held_out(key: list[KeySheet], found: Sequence[Scored], models: dict[str, Weights]) -> dict:
@@ -161,12 +163,13 @@ def held_out(key: list[KeySheet], found: Sequence[Scored], models: dict[str, Wei
         mine = [s for s in found if half_of(s.place[0]) == h]
         part = [ks for ks in key if half_of(str(ks.book)) == h]
         kinds = {k: above({s.place: m.score(s.kind, dict(s.facts)) for s in mine if s.kind == k},
-                          m.min_score) for k in KINDS}  # fmt: skip
+                          m.thresholds[k]) for k in KINDS}  # fmt: skip
         got = set().union(*kinds.values())
         flagged |= got
         for k in KINDS:
             by_kind[k] |= kinds[k]
-        out[h] = {"threshold": round(m.min_score, 6), "audit": scores(got, gold_of(part)).to_json(),
+        out[h] = {"thresholds": {k: round(v, 6) for k, v in m.thresholds.items()},
+                  "audit": scores(got, gold_of(part)).to_json(),
                   "audit_by_kind": {k: scores(kinds[k], gold_of(part, k)).to_json()
                                     for k in KINDS}}  # fmt: skip
     out["held-out"] = {"audit": scores(flagged, gold_of(key)).to_json(),
@@ -208,7 +211,7 @@ def finetune(paths: Sequence[str | Path], out: str | Path, cfg) -> dict:
     (out / "weights.json").write_text(json.dumps(weights.to_json(), indent=1) + "\n")
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     (out / "README.md").write_text(card(paths, out, cfg, what, metrics))
-    stdout_console().print(f"{out / 'weights.json'}: {what}; threshold {weights.min_score}",
+    stdout_console().print(f"{out / 'weights.json'}: {what}; thresholds {weights.thresholds}",
                            highlight=False)  # fmt: skip
     for e in errors:
         stdout_console().print(f"skipped {e['path']}: {e['error']}", highlight=False)

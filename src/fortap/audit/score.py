@@ -4,8 +4,9 @@ score = sigmoid(bias[kind] + sum_i w[kind][i] * x_i), x_i a fact of the finding 
 for a count, `LOG1P`); a fact the model has no weight for counts for nothing. One model per
 kind: a fact can mean another thing for the other kind (`run_cells`). The weights are fitted
 (`fortap.audit.fit.fit_weights`) on every finding of the TASI key's 291 worksheets, label: the
-cell is in the key; `min_score` is the F1-best threshold on the same findings, the default of
-`AuditConfig.min_score` and `--min-score`. The file says what it was fitted on; held-out
+cell is in the key; `thresholds` are one threshold per kind, chosen together for the best F1 on
+the same findings, the defaults a report keeps findings at (`--min-score` sets one for both
+kinds instead). The file says what it was fitted on; held-out
 numbers come from fitting each half of the key and scoring the other (`bench/audit.py`).
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fortap.audit.findings import KINDS
+from fortap.audit.measure import NOTHING
 from fortap.errors import FortapError
 
 WEIGHTS_FILE = Path(__file__).with_name("weights.json")
@@ -35,7 +37,7 @@ class Weights:
 
     coef: dict[str, dict[str, float]]  # finding kind -> fact name -> weight
     bias: dict[str, float]  # finding kind -> intercept
-    min_score: float  # the threshold chosen with the fit
+    thresholds: dict[str, float]  # finding kind -> the threshold chosen with the fit
     fitted_on: str = ""  # what the weights were fitted on, in words
 
     def score(self, kind: str, facts: dict[str, float]) -> float:
@@ -45,7 +47,7 @@ class Weights:
         return round(1.0 / (1.0 + math.exp(-min(max(z, -50.0), 50.0))), 6)
 
     def to_json(self) -> dict:
-        return {"fitted_on": self.fitted_on, "min_score": self.min_score, "log1p": sorted(LOG1P),
+        return {"fitted_on": self.fitted_on, "thresholds": self.thresholds, "log1p": sorted(LOG1P),
                 "bias": self.bias, "weights": self.coef}  # fmt: skip
 
     @classmethod
@@ -58,10 +60,11 @@ class Weights:
             bias = {str(k): float(v) for k, v in doc["bias"].items()}
             if set(bias) != set(KINDS) or set(coef) != set(KINDS):
                 raise ValueError(f"weights for {sorted(coef)}, not the kinds {sorted(KINDS)}")
-            min_score = float(doc["min_score"])
-            if not 0.0 <= min_score <= 1.0:
-                raise ValueError(f"min_score {min_score} is not in [0, 1]")
-            return cls(coef, bias, min_score, str(doc.get("fitted_on", "")))
+            cuts = {str(k): float(v) for k, v in doc["thresholds"].items()}
+            if set(cuts) != set(KINDS) or not all(0.0 <= v <= NOTHING for v in cuts.values()):
+                raise ValueError(f"thresholds {cuts} are not one in [0, 1] (or {NOTHING}: none "
+                                 f"flagged) per kind {sorted(KINDS)}")  # fmt: skip
+            return cls(coef, bias, cuts, str(doc.get("fitted_on", "")))
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise FortapError(f"{where}: not audit weights ({err})") from err
 
@@ -81,6 +84,6 @@ def combine(kind: str, facts: dict[str, float]) -> float:
     return load_weights().score(kind, facts)
 
 
-def default_min_score() -> float:
-    """The threshold fitted with the shipped weights (`AuditConfig.min_score`'s default)."""
-    return load_weights().min_score
+def default_thresholds() -> dict[str, float]:
+    """The per-kind thresholds fitted with the shipped weights (a report's default)."""
+    return dict(load_weights().thresholds)

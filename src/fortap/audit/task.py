@@ -9,7 +9,7 @@ with one ranker per half (`bench/audit.py` checks that the two agree within 1e-6
 in the folders given: the TASI key (a folder holding `keys.TASI_FILE`: thresholds set on one
 half of its books and reported on the other, beside the seven checkers) and ExceLint's (a
 folder holding `keys.EXCELINT_FILE`, at the threshold set on the TASI half a book is not in, or
-`FormulaAuditConfig.threshold` without TASI). It writes `metrics.json` and `report.md` into OUT.
+`FormulaAuditConfig.thresholds` without TASI). It writes `metrics.json` and `report.md` into OUT.
 The ranker is the shipped one unless `--ranker` names another; the shipped one saw the training
 side of these books, so `bench/audit.py` trains one per half instead. The shipped score weights
 were fitted on all of TASI too, so its TASI numbers here are not held out (the bench's are).
@@ -24,11 +24,10 @@ from pathlib import Path
 
 from fortap.audit.auditor import AuditConfig
 from fortap.audit.evaluate import audit_key, excelint_metrics, tasi_metrics
-from fortap.audit.findings import KINDS
 from fortap.audit.keys import EXCELINT_FILE, TASI_FILE, excelint_key, tasi_key
 from fortap.audit.measure import HALVES, half_of
 from fortap.audit.refit import FitConfig, finetune
-from fortap.audit.score import default_min_score
+from fortap.audit.score import default_thresholds
 from fortap.console import stdout_console
 from fortap.errors import FortapError
 from fortap.tasks.base import Task
@@ -40,8 +39,8 @@ class FormulaAuditConfig:
 
     ranker: Path | None = None  # ranker folder; None = the shipped one
     max_checks: int = 100_000  # evaluate: typed numbers per workbook checked with candidates (all)
-    # ExceLint's threshold when no TASI key is given (default: the one fitted with the weights)
-    threshold: float = field(default_factory=default_min_score)
+    # ExceLint's thresholds when no TASI key is given (default: those fitted with the weights)
+    thresholds: dict[str, float] = field(default_factory=default_thresholds)
     fit: FitConfig = field(default_factory=FitConfig)  # finetune: the weights' fit
 
 
@@ -56,7 +55,7 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: FormulaAuditConf
     audit_cfg = AuditConfig(max_checks=cfg.max_checks, check_seconds=0.0)
     ranker = lambda book: cfg.ranker  # noqa: E731
     metrics: dict = {"ranker": str(cfg.ranker or "shipped")}
-    cut = {h: dict.fromkeys(KINDS, cfg.threshold) for h in HALVES}
+    cut = {h: dict(cfg.thresholds) for h in HALVES}
     if tasi:
         key = tasi_key(tasi[0])
         metrics["tasi"] = tasi_metrics(key, audit_key(key, audit_cfg, ranker).found)
