@@ -2,17 +2,18 @@
 
 Every book of the key (TASI's folder, holding `keys.TASI_FILE`, or ExceLint's, holding
 `keys.EXCELINT_FILE`) is audited on the key's sheets with every finding kept
-(`evaluate.audit_key`), at `FitConfig.max_checks` typed numbers a book checked with candidates
-(the CLI's budget: the weights score what `fortap audit` finds) and no time limit, so the
-findings depend on counts only. The weights and their threshold are then fitted on all of them
-(`fit.fit_weights`, label: the cell is in the key). OUT receives:
+(`evaluate.audit_key`), at `FitConfig.max_checks` engine checks a book (the CLI's budget: the
+weights score what `fortap audit` finds) and no time limit, so the findings depend on counts
+only. The weights and their thresholds, one per kind, are then fitted on all of them
+(`fit.fit_weights`, label: the cell is in the key; key cells no finding stands for count as
+missed in the thresholds' F1). OUT receives:
 
 - `weights.json`: what `fortap audit` scores with (`score.Weights`; the shipped file,
   `src/fortap/audit/weights.json`, is this command's fit on the TASI key, `docs/audit.md`);
 - `findings.jsonl`: every finding, one `[book, sheet, row, col, kind, score, facts]` a line (a
   later fit can read them instead of auditing again: `fit.findings`);
-- `metrics.json`: cell-level P/R/F1 at the threshold on the findings fitted on ("seen", not held
-  out), and held out: weights and threshold fitted on one half of the books
+- `metrics.json`: cell-level P/R/F1 at the thresholds on the findings fitted on ("seen", not
+  held out), and held out: weights and thresholds fitted on one half of the books
   (`measure.half_of`) scoring the other, and back;
 - `README.md`: the key, the command and those numbers.
 
@@ -136,7 +137,7 @@ def fit_findings(found: Sequence[Scored], gold: set, fitted_on: str, c: float = 
 
 
 def cross_fit(found: Sequence[Scored], gold: set, c: float = 1.0) -> dict[str, Weights]:
-    """Half -> the weights (and threshold) fitted on that half's findings alone."""
+    """Half -> the weights (and thresholds) fitted on that half's findings alone."""
     return {h: fit_findings([s for s in found if half_of(s.place[0]) == h],
                             {g for g in gold if half_of(g[0]) == h}, f"half {h}", c)
             for h in HALVES}  # fmt: skip
@@ -147,7 +148,8 @@ def other(h: str) -> str:
 
 
 def scored_by(key: list[KeySheet], found: Sequence[Scored], weights: Weights) -> dict:
-    """P/R/F1 of the findings `weights` scores at or above its threshold, overall and per kind."""
+    """P/R/F1 of the findings `weights` scores at or above their kind's threshold, overall and
+    per kind."""
     kinds = {k: above({s.place: weights.score(k, dict(s.facts)) for s in found if s.kind == k},
                       weights.thresholds[k]) for k in KINDS}  # fmt: skip
     by_kind = {k: scores(kinds[k], gold_of(key, k)).to_json() for k in KINDS}
@@ -156,7 +158,7 @@ def scored_by(key: list[KeySheet], found: Sequence[Scored], weights: Weights) ->
 
 
 def held_out(key: list[KeySheet], found: Sequence[Scored], models: dict[str, Weights]) -> dict:
-    """Each half scored by the other half's weights at its threshold, overall and per kind."""
+    """Each half scored by the other half's weights at its thresholds, overall and per kind."""
     flagged, by_kind, out = set(), {k: set() for k in KINDS}, {}
     for h in HALVES:
         m = models[other(h)]
@@ -236,8 +238,8 @@ def card(paths: Sequence[str | Path], out: Path, cfg, what: str, metrics: dict) 
     lines = [
         "# formula-audit weights",
         "",
-        "`weights.json`: the logistic weights and threshold `fortap audit` scores its findings",
-        "with (`fortap.audit.score`; to use them there, copy the file over",
+        "`weights.json`: the logistic weights and per-kind thresholds `fortap audit` scores its",
+        "findings with (`fortap.audit.score`; to use them there, copy the file over",
         "`src/fortap/audit/weights.json`). `findings.jsonl`: the findings they were fitted on.",
         "",
         "## Data",
