@@ -7,18 +7,18 @@ structure decides first, for every typed number: a number in a run with formulas
 formula re-anchored to it (its hole's fix) previewed at the cell (about 1 ms), and a fix that
 gives the typed value settles it; a number in no run with formulas has no block asking for a
 formula (a hole whose fix leaves the sheet has no preview). The numbers not settled are put in
-one fixed order (`plan`: those the structure points
-at first, a hole between two equal formulas, a high share of formulas in the run, the last
-number of a run where totals stand; ties by sheet, row, column), and the first
-`AuditConfig.max_checks` get the suggestion engine's top suggestions (`evidence.candidates`). A
-suggest call costs 10-45 ms, so asking it for every number of a 10,000-number model would take
-minutes; the budget, a count of engine checks, keeps an audit to seconds and its findings the
-same on every run. `check_seconds` is a safety stop only (off by default): once the checks took
-that long no other starts, and `Audit.stopped` says so, since a run stopped by the clock checks
-as many numbers as the machine allowed. Each cell's facts are scored (`score.combine`, fitted
-weights); findings under their kind's threshold (`AuditConfig.cutoff`) are dropped. `Audit` counts how each typed number was
-scored: by the structure alone (a hole not given engine checks), by the engine's checks, or not
-at all (in no run with formulas and past the budget).
+one fixed order (`plan`: those the structure points at first, a hole between two equal
+formulas, a high share of formulas in the run, the last number of a run where totals stand;
+ties by sheet, row, column), and the first `AuditConfig.max_checks` get the suggestion engine's
+top suggestions (`evidence.candidates`). A suggest call costs 10-45 ms, so asking it for every
+number of a 10,000-number model would take minutes; the budget, a count of engine checks, keeps
+an audit to seconds and its findings the same on every run. `check_seconds` is a safety stop
+only (off by default): once the checks took that long no other starts, and `Audit.stopped` says
+so, since a run stopped by the clock checks as many numbers as the machine allowed. Each cell's
+facts are scored (`score.combine`, fitted weights); findings under their kind's threshold
+(`AuditConfig.cutoff`) are dropped. `Audit` counts how each typed number was scored: by the
+structure alone (a hole not given engine checks), by the engine's checks, or not at all (in no
+run with formulas and past the budget).
 """
 
 from __future__ import annotations
