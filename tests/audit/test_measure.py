@@ -7,7 +7,7 @@ import pytest
 
 from fortap.audit.display import decimals, same_shown
 from fortap.audit.keys import parse_a1_list
-from fortap.audit.measure import NOTHING, best_threshold, best_thresholds, half_of, scores
+from fortap.audit.measure import NOTHING, best_thresholds, half_of, scores
 from fortap.errors import FortapError
 
 
@@ -23,7 +23,7 @@ def test_best_threshold_takes_ties_together():
     scored = {("b", "s", 0, 0): 0.9, ("b", "s", 1, 0): 0.6, ("b", "s", 5, 5): 0.6,
               ("b", "s", 6, 6): 0.2}  # fmt: skip
     # 0.9: P 1, R .5 (F1 .667); 0.6: P 2/3, R 1 (F1 .8); 0.2: P .5, R 1 (F1 .667)
-    assert best_threshold(scored, gold) == 0.6
+    assert best_thresholds({"m": scored}, gold) == {"m": 0.6}
 
 
 def test_best_thresholds_per_kind_together():

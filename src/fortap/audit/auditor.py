@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from fortap.audit import evidence
 from fortap.audit.aggregates import Short, adds_up_to, shorts, totalled
 from fortap.audit.display import same_shown
-from fortap.audit.findings import INCONSISTENT, MISSING, Finding
+from fortap.audit.findings import INCONSISTENT, KINDS, MISSING, Finding
 from fortap.audit.inconsistent import Break, breaks, describe
 from fortap.audit.labels import labels
 from fortap.audit.missing import Hole, holes, numbers
@@ -71,7 +71,7 @@ class AuditConfig:
         """The score a finding of each kind needs to be reported."""
         if self.min_score is None:
             return default_thresholds()
-        return dict.fromkeys(default_thresholds(), self.min_score)
+        return dict.fromkeys(KINDS, self.min_score)
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,10 @@
 
 `audit_key` audits exactly the key's sheets of each book (every finding kept, whatever its
 score), with the ranker `ranker_for(book)` names (per half in the bench). `tasi_metrics` then
-sets a threshold on each half of the books (`measure.best_threshold`) and reports the other
-half with it, overall and per kind, beside the seven checkers' verdicts on the same cells;
-`excelint_metrics` reports precision and recall on ExceLint's cells, split into formula and
-typed cells, at a given threshold.
+sets thresholds, one per kind, on each half of the books (`measure.best_thresholds`) and
+reports the other half with them, overall and per kind, beside the seven checkers' verdicts on
+the same cells; `excelint_metrics` reports precision and recall on ExceLint's cells, split into
+formula and typed cells, at given thresholds.
 """
 
 from __future__ import annotations

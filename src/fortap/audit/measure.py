@@ -62,21 +62,6 @@ def above(scored: Mapping[Place, float], threshold: float) -> set[Place]:
     return {p for p, s in scored.items() if s >= threshold}
 
 
-def best_threshold(scored: Mapping[Place, float], gold: Iterable[Place]) -> float:
-    """The score threshold with the best F1 on (`scored`, `gold`); ties: the higher one."""
-    gold = set(gold)
-    ranked = sorted(scored.items(), key=lambda kv: -kv[1])
-    best, best_f1, hits = 1.0, -1.0, 0
-    for i, (place, score) in enumerate(ranked):
-        hits += place in gold
-        if i + 1 < len(ranked) and ranked[i + 1][1] == score:
-            continue  # a threshold takes every place with this score
-        now = f1(hits, i + 1 - hits, len(gold) - hits)
-        if now > best_f1:
-            best, best_f1 = score, now
-    return best
-
-
 def best_thresholds(scored: Mapping[str, Mapping[Place, float]], gold: Iterable[Place]) -> dict:
     """One threshold per kind, chosen together for the best overall F1 (a place holds one kind:
     a formula or a typed number); `NOTHING` for a kind better left out. Ties: the first in the
