@@ -441,13 +441,13 @@ def weight_files() -> list[str]:
 def aside() -> int:
     """Move the tracked weights out of the tree a lease sends (into `ASIDE`), with a manifest of
     their sha256 sums."""
-    import hashlib
+    from fortap.sheet.convert import content_key
 
     sums = {}
     for name in weight_files():
         src, dst = REPO / name, ASIDE / name
         if src.is_file():
-            sums[name] = hashlib.sha256(src.read_bytes()).hexdigest()
+            sums[name] = content_key(src)
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(src, dst)
     (ASIDE / "manifest.json").write_text(json.dumps(sums, indent=1) + "\n")
@@ -457,7 +457,7 @@ def aside() -> int:
 
 def back() -> int:
     """Put the weights `aside` moved back, each checked against its sum in the manifest."""
-    import hashlib
+    from fortap.sheet.convert import content_key
 
     sums = json.loads((ASIDE / "manifest.json").read_text())
     bad = []
@@ -466,7 +466,7 @@ def back() -> int:
             (REPO / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.move(ASIDE / name, REPO / name)
         here = REPO / name
-        if not here.is_file() or hashlib.sha256(here.read_bytes()).hexdigest() != digest:
+        if not here.is_file() or content_key(here) != digest:
             bad.append(name)
     if bad:
         print(f"missing or changed since `aside`: {bad}")

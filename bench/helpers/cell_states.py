@@ -31,10 +31,10 @@ def states_path(encoder: str, folder: Path = STATES) -> Path:
 def fingerprint(encoder_name: str) -> str:
     """The sha256 of a shipped encoder folder's weights; the name itself for `random` and
     `minilm` (built the same way every time)."""
-    import hashlib
+    from fortap.sheet.convert import content_key
 
     weights = REPO / "models" / "encoders" / encoder_name / "model.safetensors"
-    return hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else encoder_name
+    return content_key(weights) if weights.is_file() else encoder_name
 
 
 def cached(encoder_name: str, folder: Path = STATES) -> bool:
