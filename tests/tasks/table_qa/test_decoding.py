@@ -66,11 +66,14 @@ def test_shapes_keep_numbers_and_one_line():
     assert found.cells == ((2, 2), (2, 1)) and found.run.answer == (10.0,)  # ontario's row
 
 
+def probs_at(marks: dict) -> list[float]:
+    """A cell probability per place of `COORDS`: the marked cells', 0 elsewhere."""
+    return [marks.get(rc, 0.0) for rc in COORDS]
+
+
 def test_shapes_take_a_run_on_the_best_line():
     _, paths = example("total of ontario and quebec in 2016")
-    probs = [0.0] * len(COORDS)
-    for rc, p in {(2, 2): 0.9, (3, 2): 0.8, (3, 1): 0.7, (1, 1): 0.2}.items():
-        probs[COORDS.index(rc)] = p
+    probs = probs_at({(2, 2): 0.9, (3, 2): 0.8, (3, 1): 0.7, (1, 1): 0.2})
     picked = shaped(probs, "sum", COORDS, paths, DecodeConfig())
     assert [COORDS[k] for k in picked] == [(2, 2), (3, 2)]  # column 2016; quebec 2015 left out
 
@@ -84,9 +87,7 @@ def test_config_refuses_unknown_and_nonsense():
 
 def test_shapes_take_a_superlative_over_siblings():
     _, paths = example("which province had the most people in 2016?")
-    probs = [0.0] * len(COORDS)
-    for rc, p in {(2, 2): 0.9, (3, 2): 0.3, (1, 2): 0.2, (2, 1): 0.1}.items():
-        probs[COORDS.index(rc)] = p
+    probs = probs_at({(2, 2): 0.9, (3, 2): 0.3, (1, 2): 0.2, (2, 1): 0.1})
     picked = shaped(probs, "argmax", COORDS, paths, DecodeConfig())
     # ontario and quebec are siblings under canada; canada (row 1) is their parent
     assert [COORDS[k] for k in picked] == [(2, 2), (3, 2)]
