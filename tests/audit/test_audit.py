@@ -31,24 +31,43 @@ def test_typed_total_is_a_missing_formula(folder):
     assert f.score == load_weights().score(MISSING, dict(f.facts))
 
 
-# The fitted weights score an R1C1 break under the default threshold (TASI's key rarely holds
-# such a cell: docs/audit.md), so these two look at every finding.
-EVERY = AuditConfig(min_score=0.0)
-
-
 def test_shifted_reference_is_inconsistent(folder):
-    (f,) = audit(Suggester.open(odd_formula(folder / "o.xlsx")), cfg=EVERY).findings
+    (f,) = audit(Suggester.open(odd_formula(folder / "o.xlsx"))).findings
     assert (f.sheet, f.a1, f.kind, f.fix) == ("Prices", "C5", INCONSISTENT, "=A5*B5")
     assert f.evidence.startswith("C5: =A5*B4 breaks the column block C2:C7")
     assert f.evidence.endswith("expected =A5*B5 (gives 21, the cell shows 3.5)")
     assert dict(f.facts) == {"block_share": 5 / 6, "interior": 1.0, "odd": 1.0, "run_cells": 6.0,
-                             "slip": 5 / 6, "fix_differs": 1.0}  # fmt: skip
+                             "slip": 5 / 6, "dropped": 0.0, "fix_differs": 1.0}  # fmt: skip
     assert f.score == load_weights().score(INCONSISTENT, dict(f.facts))
 
 
 def test_short_range_is_inconsistent(folder):
-    found = audit(Suggester.open(short_range(folder / "s.xlsx")), cfg=EVERY).findings
+    found = audit(Suggester.open(short_range(folder / "s.xlsx"))).findings
     assert [(f.a1, f.kind, f.fix) for f in found] == [("E4", INCONSISTENT, "=SUM(B4:D4)")]
+
+
+def test_totals_reaching_past_or_stopping_short_of_their_numbers(folder):
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Funds"
+    ws.append(["Source", "State", "Federal"])
+    ws.append(["Revenue:", None, None])
+    for row in (["Grants", 120, 40], ["Fees", 80, 10], ["Other", 5, 2]):
+        ws.append(row)
+    # B6 adds the empty B2 and leaves out B5's 5 typed below its range; C6 adds C3:C5 only
+    ws.append(["Total", "=SUM(B2:B4)", "=SUM(C3:C5)"])
+    wb.save(folder / "f.xlsx")
+    (f,) = audit(Suggester.open(folder / "f.xlsx")).findings
+    assert (f.a1, f.kind, f.fix) == ("B6", INCONSISTENT, "=SUM(B3:B5)")
+    assert f.evidence == (
+        "B6: =SUM(B2:B4) leaves out the 1 number below its range and reaches past its numbers "
+        "into empty cells (B2): a range stopping short and reaching past its numbers; expected "
+        "=SUM(B3:B5)"
+    )
+    assert dict(f.facts) == {"stops_short": 0.0, "short_below": 1.0, "left_out": 1.0,
+                             "blank_ends": 1.0}  # fmt: skip
 
 
 def test_clean_sheet_has_no_finding(folder):
@@ -66,10 +85,11 @@ def test_the_structure_previews_the_fix_without_the_engine(folder):
 
 def test_counts_say_what_scored_each_typed_number(folder):
     # D4 stands in a run with formulas, and its fix gives its value: the structure settles it,
-    # and the engine's budget goes to the other ten typed numbers, in order
+    # and the engine's budget goes to the other ten typed numbers, in order; every number is
+    # scored, those the engine does not check by the structure alone
     sg = Suggester.open(typed_total(folder / "t1.xlsx"))
-    counts = ("scored_by_structure", "scored_by_engine", "not_scored")
-    for checks, want in ((0, (1, 0, 10)), (1, (1, 1, 9)), (2, (1, 2, 8)), (300, (1, 10, 0))):
+    counts = ("scored_by_structure", "scored_by_engine")
+    for checks, want in ((0, (11, 0)), (1, (10, 1)), (2, (9, 2)), (300, (1, 10))):
         doc = audit(sg, cfg=AuditConfig(max_checks=checks)).to_json()
         assert tuple(doc[k] for k in counts) == want
         assert doc["typed_numbers"] == sum(want) and doc["checked"] == doc["scored_by_engine"]

@@ -14,7 +14,7 @@ from .books import odd_formula, year_block
 def test_audit_json_and_report(tmp_path):
     book = odd_formula(tmp_path / "o.xlsx")
     out = tmp_path / "report"
-    args = ["audit", str(book), "--json", "-o", str(out), "--min-score", "0"]
+    args = ["audit", str(book), "--json", "-o", str(out)]
     got = CliRunner().invoke(app, args)
     assert got.exit_code == 0, got.output
     doc = json.loads(got.output)
@@ -44,7 +44,8 @@ def test_top_caps_the_table_and_80_columns_leave_the_evidence(tmp_path):
     assert got.exit_code == 0, got.output
     assert "Plan!E4" in got.output and "=D4*(1+$B$1)" in got.output
     assert "Plan!B4" not in got.output and "evidence" not in got.output.split("\n")[2]
-    assert "2 more findings under these: --top 0 prints all" in got.output
+    # every typed number has a score: at --min-score 0 the three others are listed too
+    assert "3 more findings under these: --top 0 prints all" in got.output
     wide = CliRunner().invoke(app, args[:-2], env={"COLUMNS": "200"})
     assert "Plan!B4" in wide.output and "typed by hand" in wide.output  # evidence shown
     assert "5 more read as year or code labels" in wide.output
@@ -62,9 +63,8 @@ def test_safety_stop_is_reported(tmp_path):
     assert (full["checked"], full["stopped_by_check_seconds"]) == (3, False)
     # of the four typed numbers E4 and the starts B4, B5 stand in rows of formulas, and one of
     # them has a fix giving its value: the structure settles it, and the engine gets the other
-    # three (stopped: none asked, so the structure alone scores those in rows of formulas)
-    assert (doc["scored_by_structure"], full["scored_by_structure"]) == (3, 1)
-    assert (doc["not_scored"], full["not_scored"]) == (1, 0)
+    # three (stopped: none asked, so the structure alone scores all four)
+    assert (doc["scored_by_structure"], full["scored_by_structure"]) == (4, 1)
 
 
 def test_bad_top_and_the_default_budget(tmp_path):

@@ -81,6 +81,17 @@ def test_other_computation_is_not_a_break():
     assert breaks(sheet_context(grid)) == []
 
 
+def test_formula_leaving_out_a_term_of_its_block_is_a_break():
+    # D4 adds only C4 where its neighbours add B and C; E4 computes otherwise (a product
+    # of the same references), and a formula with a term more is another computation
+    grid = [["Item", "Q1", "Q2", "Sum", "Ratio", "Plus"]]
+    grid += [[f"i{r}", r, 2 * r, f"=B{r}+C{r}", f"=B{r}+C{r}", f"=B{r}+C{r}"] for r in range(2, 7)]
+    grid[3][3], grid[3][4], grid[3][5] = "=C4", "=B4*C4", "=B4+C4+C3"
+    (found,) = breaks(sheet_context(grid))
+    assert (found.cell, found.fix, found.dropped, found.by_one) == ((3, 3), "=B4+C4", True, False)
+    assert found.detail == "a term left out (B4 of the block's formula)"
+
+
 def test_typed_number_between_formulas_is_a_hole():
     grid = [
         ["Region", "Q1", "Q2", "Total"],
@@ -116,6 +127,42 @@ def test_total_stopping_short_of_its_numbers():
     ]
     (found,) = shorts(sheet_context(grid))
     assert (found.cell, found.left_out, found.fix) == ((4, 1), 1, "=SUM(B2:B4)")
+
+
+def test_total_stopping_short_of_the_numbers_below_its_range():
+    from fortap.audit.aggregates import shorts
+
+    grid = [
+        ["Item", "Cost", "Tax"],
+        ["A", 12, 1],
+        ["B", 15, 2],
+        ["C", 9, None],  # a blank line between C's numbers and its total
+        ["Total", "=SUM(B2:B3)", "=SUM(C2:C3)"],  # B leaves out B4, 9; C adds every number
+    ]
+    (found,) = shorts(sheet_context(grid))
+    assert (found.cell, found.left_out, found.below, found.fix) == ((4, 1), 0, 1, "=SUM(B2:B4)")
+
+
+def test_total_reaching_past_its_numbers_into_empty_cells():
+    from fortap.audit.aggregates import shorts
+
+    grid = [
+        ["Item", "Cost", "Tax"],
+        ["Revenue:", None, None],
+        ["A", 12, 1],
+        ["B", 15, 2],
+        [None, None, None],
+        ["Total", "=SUM(B2:B4)", "=SUM(C3:C4)"],  # B2 is empty: B reaches past; C is its numbers'
+    ]
+    (found,) = shorts(sheet_context(grid))
+    assert (found.cell, found.left_out, found.below, found.lead, found.trail) == (
+        (5, 1),
+        0,
+        0,
+        1,
+        0,
+    )
+    assert (found.fix, found.empty) == ("=SUM(B3:B4)", ["B2"])
 
 
 def test_holes_take_time_in_proportion_to_the_cells():

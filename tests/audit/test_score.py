@@ -18,7 +18,7 @@ FACTS = {
     MISSING: {"run_share", "hole", "run_formulas", "run_cells", "fix_equal", "top_equal",
               "lower_equal", "weak_equal", "match_score", "checked", "run_end"},
     INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "slip", "fix_differs",
-                   "stops_short", "left_out"},
+                   "dropped", "stops_short", "short_below", "blank_ends", "left_out"},
 }  # fmt: skip
 
 
@@ -32,6 +32,7 @@ def test_shipped_weights_name_the_facts():
     assert AuditConfig().min_score is None and AuditConfig().cutoff() == w.thresholds
     assert AuditConfig(min_score=0.3).cutoff() == dict.fromkeys(KINDS, 0.3)
     assert "TASI" in w.fitted_on and json.loads(WEIGHTS_FILE.read_text())["log1p"] == sorted(LOG1P)
+    assert 0.0 < w.base_rate < w.thresholds[MISSING]  # a bare typed number is never flagged
 
 
 def test_score_is_the_logistic_of_the_facts():
@@ -50,9 +51,24 @@ def test_score_is_the_logistic_of_the_facts():
 def test_bad_weights_file(tmp_path):
     bad = tmp_path / "w.json"
     bad.write_text(json.dumps({"thresholds": {MISSING: 0.4}, "log1p": sorted(LOG1P), "bias": {MISSING: 0.0},
-                               "weights": {MISSING: {}}}))  # fmt: skip
+                               "base_rate": 0.1, "weights": {MISSING: {}}}))  # fmt: skip
     with pytest.raises(FortapError, match="w.json: not audit weights"):
         load_weights(bad)
+
+
+def test_bare_typed_numbers_score_their_base_rate():
+    # 40 numbers in runs with formulas (half of them key cells) and 50 that nothing points at
+    # (checked or not, 5 key cells): the bare ones are no rows of the model, they score 5/50
+    rows = [(MISSING, {"hole": float(i % 2), "checked": 1.0}) for i in range(40)]
+    rows += [(MISSING, {"checked": float(i % 2), "run_end": float(i % 3 == 0)}) for i in range(50)]
+    labels = [i % 2 == 1 for i in range(40)] + [i < 5 for i in range(50)]
+    w = fit_weights(rows, labels, "toy")
+    assert w.base_rate == 0.1 and set(w.coef[MISSING]) == {"hole", "checked"}
+    assert w.score(MISSING, {"checked": 0.0, "run_end": 1.0}) == w.score(MISSING, {}) == 0.1
+    assert w.score(MISSING, {"hole": 1.0, "checked": 1.0}) > 0.8
+    assert w.score(INCONSISTENT, {}) == 0.5  # not a typed number: the model's bias (0 here)
+    with pytest.raises(FortapError, match="base_rate 2.0 is not in"):
+        Weights.from_json(w.to_json() | {"base_rate": 2.0})
 
 
 def test_newton_fit_recovers_the_weights():

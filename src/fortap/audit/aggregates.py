@@ -1,16 +1,19 @@
-"""Short aggregates: a total whose range stops short of the numbers above it.
+"""Short aggregates: a total whose range stops short of its numbers or reaches past them.
 
 A formula whose outer function aggregates (`SUM`, `AVERAGE`, ...) one range of its own column,
 ending at most two rows above the cell, is a column total. When the cell just above the range's
 first row holds a number too (typed or computed), the block of numbers goes on past the range:
-the total leaves its first rows out. The fix extends the range up to the block's first number
-(the run of filled cells above, ended by text or an empty cell). Such a total is an
-inconsistent formula of its own kind (its `stops_short` fact, weighted by `score`).
-
-The same totals tell the audit which typed numbers are a table's inputs (`totalled`): a number
-a total below it already adds up is not itself a missing total, whatever an engine's
-`=AVERAGE(...)` over the rows above gives there (the last data row of a table whose total
-stands after a blank row).
+the total leaves its first rows out. When every row between the range's last row and the total
+holds a number that is not a total itself, the total leaves its last rows out (`=SUM(B2:B8)`
+at B10 with a number in B9: on both keys' sheets 68 of 68 such TASI totals and 56 of 68
+ExceLint ones are in the key, where a gap holding text or nothing is a table's usual blank
+line). When the range starts or ends with empty cells, it reaches past its numbers (`=SUM(E11:
+E18)` over numbers from E12; a number typed there later would join the total unseen: TASI's
+key holds 353 of the 803 totals of its sheets that do so, 44 %, against 164 of 3,014 others).
+The fix extends the range up to the block's first number (the run of filled cells above,
+ended by text or an empty cell) and down to the row above the total, or trims the empty cells
+off its ends. Such a total is an inconsistent formula of its own kind (its `stops_short`,
+`short_below` and `blank_ends` facts, weighted by `score`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,18 @@ class Short:
     text: str  # the formula as written
     left_out: int  # rows of numbers above the range
     fix: str
+    box: tuple[int, int]  # the range's first and last row
+    below: int = 0  # rows of numbers between the range and the total
+    lead: int = 0  # empty cells at the range's top (a range reaching past its numbers)
+    trail: int = 0  # empty cells at its bottom
+
+    @property
+    def empty(self) -> list[str]:
+        """The A1 spans of the empty cells at the range's ends (top, then bottom)."""
+        (top, bottom), col = self.box, self.cell[1]
+        spans = [(top, top + self.lead - 1)] * bool(self.lead)
+        spans += [(bottom - self.trail + 1, bottom)] * bool(self.trail)
+        return [span_a1(a, b, col) for a, b in spans]
 
 
 def shorts(sc: SheetContext, labels: Set[tuple[int, int]] = frozenset()) -> list[Short]:
@@ -49,18 +64,23 @@ def shorts(sc: SheetContext, labels: Set[tuple[int, int]] = frozenset()) -> list
         if got is None:
             continue
         ref, (top, left, bottom, right) = got
-        if not (left == right == c and r - GAP - 1 <= bottom < r) or not _filled(
-            sc.sheet, top - 1, c, labels
-        ):
+        if not left == right == c or not r - GAP - 1 <= bottom < r:
             continue
-        start = top - 1
-        while _filled(sc.sheet, start - 1, c, labels):
+        lead = _blanks(sc.sheet, range(top, bottom + 1), c)
+        if lead > bottom - top:
+            continue  # nothing but empty cells: no numbers to total
+        trail = _blanks(sc.sheet, range(bottom, top - 1, -1), c)
+        start = top + lead
+        while not lead and _filled(sc.sheet, start - 1, c, labels):
             start -= 1
+        gap = range(bottom + 1, r)
+        end = r - 1 if gap and all(_item(sc, k, c, labels) for k in gap) else bottom - trail
         written = ref_a1(ref, keep_dollar=False, keep_sheet=False)
-        if written not in f.text:  # written with `$` or a sheet name: no fix by text
-            continue
-        fix = f.text.replace(written, f"{a1(start, c)}:{a1(bottom, c)}", 1)
-        out.append(Short((r, c), f.text, top - start, fix))
+        if (start, end) == (top, bottom) or written not in f.text:
+            continue  # the range is the numbers', or written with `$` or a sheet name: no fix
+        fix = f.text.replace(written, span_a1(start, end, c), 1)
+        out.append(Short((r, c), f.text, max(top - start, 0), fix, (top, bottom),
+                         max(end - bottom, 0), lead, trail))  # fmt: skip
     return out
 
 
@@ -115,6 +135,29 @@ def adds_up_to(text: str, sheet: str, cell: tuple[int, int]) -> bool:
         return False
     (r, c), (top, left, bottom, right) = cell, got[1]
     return left == right == c and bottom < r or top == bottom == r and right < c
+
+
+def _item(sc: SheetContext, row: int, col: int, labels: Set[tuple[int, int]]) -> bool:
+    """A number there that is no total itself (a total under a total adds the same rows)."""
+    k = sc.index.get((row, col))
+    own = k is not None and total_range(sc.formulas[k], sc.sheet.name) is not None
+    return not own and _filled(sc.sheet, row, col, labels)
+
+
+def span_a1(first: int, last: int, col: int) -> str:
+    """`B3:B7` for rows 2..6 of column 1; one cell alone, `B3`."""
+    return a1(first, col) if first == last else f"{a1(first, col)}:{a1(last, col)}"
+
+
+def _blanks(sheet: Sheet, rows: range, col: int) -> int:
+    """How many of `rows` (in their order) are empty cells before the first that is not."""
+    n = 0
+    for row in rows:
+        cell = sheet.cell(row, col)
+        if cell.formula is not None or cell.value not in (None, ""):
+            break
+        n += 1
+    return n
 
 
 def _filled(sheet: Sheet, row: int, col: int, labels: Set[tuple[int, int]]) -> bool:

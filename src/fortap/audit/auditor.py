@@ -16,9 +16,11 @@ an audit to seconds and its findings the same on every run. `check_seconds` is a
 only (off by default): once the checks took that long no other starts, and `Audit.stopped` says
 so, since a run stopped by the clock checks as many numbers as the machine allowed. Each cell's
 facts are scored (`score.combine`, fitted weights); findings under their kind's threshold
-(`AuditConfig.cutoff`) are dropped. `Audit` counts how each typed number was scored: by the
-structure alone (a hole not given engine checks), by the engine's checks, or not at all (in no
-run with formulas and past the budget).
+(`AuditConfig.cutoff`) are dropped. Every typed number is scored: one the structure and the
+engine say nothing of (no hole, no matching candidate) scores the share of key cells among such
+numbers where the weights were fitted (`score.Weights.base_rate`), under any fitted threshold.
+`Audit` counts how each was scored: by the structure alone (not given engine checks) or with
+the engine's checks.
 """
 
 from __future__ import annotations
@@ -86,19 +88,20 @@ class Audit:
     planned: int  # engine checks the budget allows: min(max_checks, typed not settled)
     stopped: bool  # the safety stop (`check_seconds`) ended the checks before `planned`
     seconds: float  # wall time of the audit (the one field that differs between runs)
-    # typed numbers the structure alone scored: in a value run with formulas (a `Hole`, its fix
-    # previewed), not given engine checks; the engine scored `checked` (with the structure's
-    # facts where it had them); the rest (in no run with formulas, past the budget) get no
-    # score, so no finding
-    by_structure: int
+
+    @property
+    def by_structure(self) -> int:
+        """Typed numbers the structure alone scored (a hole's previewed fix, or no hole: the
+        base rate), not given engine checks; the engine's checks scored the other `checked`,
+        with the structure's facts too."""
+        return self.typed - self.checked
 
     def to_json(self) -> dict:
         """The counts and findings, as `fortap audit --json` prints them (less the book)."""
-        unscored = self.typed - self.by_structure - self.checked
         return {"typed_numbers": self.typed, "labels": self.labels, "formulas": self.formulas,
                 "planned_checks": self.planned, "checked": self.checked,
                 "scored_by_structure": self.by_structure, "scored_by_engine": self.checked,
-                "not_scored": unscored, "stopped_by_check_seconds": self.stopped,
+                "stopped_by_check_seconds": self.stopped,
                 "seconds": round(self.seconds, 3),
                 "findings": [f.to_json() for f in self.findings]}  # fmt: skip
 
@@ -132,8 +135,9 @@ def audit(
     fixed = {(p.sheet, p.cell): _fix_number(sg, p) for p in queue if p.hole is not None}
     settled = {place for place, (_, equal) in fixed.items() if equal}
     planned = min(cfg.max_checks, len(queue) - len(settled))
-    checks, stopped, structure = 0, False, 0
+    checks, stopped = 0, False
     totals: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers a total adds up
+    cut = cfg.cutoff()
     for p in queue:
         engine = (p.sheet, p.cell) not in settled and checks < planned and not stopped
         if engine and cfg.check_seconds and time.perf_counter() - start >= cfg.check_seconds:
@@ -141,20 +145,17 @@ def audit(
         if engine and update is not None:
             update(checks, f"{p.sheet}!{a1(*p.cell)}")
         checks += engine
-        structure += not engine and p.hole is not None
-        if engine or p.hole is not None:
-            sc = sg.context.sheet(p.sheet)
-            if engine and p.sheet not in totals:
-                totals[p.sheet] = totalled(sc, typed_of[p.sheet])
-            got = fixed.get((p.sheet, p.cell), (None, False))[0]
-            finding = _missing(sg, sc, p, engine, got, totals.get(p.sheet, set()), cfg)
-            if finding is not None:
-                found.append(finding)
-    cut = cfg.cutoff()
+        sc = sg.context.sheet(p.sheet)
+        if engine and p.sheet not in totals:
+            totals[p.sheet] = totalled(sc, typed_of[p.sheet])
+        got = fixed.get((p.sheet, p.cell), (None, False))[0]
+        finding = _missing(sg, sc, p, engine, got, totals.get(p.sheet, set()), cfg, cut)
+        if finding is not None:
+            found.append(finding)
     found = [f for f in found if f.score >= cut[f.kind]]
     found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
     seconds = time.perf_counter() - begin
-    return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds, structure)
+    return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds)
 
 
 def _fix_number(sg: Suggester, p: Planned) -> tuple[float | None, bool]:
@@ -240,6 +241,8 @@ def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
         # how much it breaks its block: one slip (each moved reference off by one) inside a
         # block, scored by the share of the run the block holds
         "slip": b.share if b.interior and b.by_one else 0.0,
+        # another sketch: the block's references less one (a term left out)
+        "dropped": float(b.dropped),
     }
     cell = sg.context.sheet(sheet).sheet.cell(*b.cell)
     text = f"{a1(*b.cell)}: {describe(b)}; expected {b.fix}"
@@ -254,20 +257,28 @@ def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
 
 
 def _short(sheet: str, s: Short) -> Finding:
-    # one number left out is the common slip (the first row under a header); a longer stretch
-    # is as often a sub-total of its own group
-    facts = {"stops_short": 1.0 if s.left_out == 1 else 0.5, "left_out": float(s.left_out)}
-    text = (
-        f"{a1(*s.cell)}: {s.text} leaves out the {s.left_out} number"
-        f"{'s' * (s.left_out != 1)} above its range: a range stopping short; expected {s.fix}"
-    )
+    # one number left out above is the common slip (the first row under a header); a longer
+    # stretch is as often a sub-total of its own group
+    above = (1.0 if s.left_out == 1 else 0.5) if s.left_out else 0.0
+    facts = {"stops_short": above, "short_below": float(s.below > 0),
+             "left_out": float(s.left_out + s.below),
+             "blank_ends": float(s.lead + s.trail > 0)}  # fmt: skip
+    said = [f"leaves out the {n} number{'s' * (n != 1)} {side} its range"
+            for n, side in ((s.left_out, "above"), (s.below, "below")) if n]  # fmt: skip
+    what = ["a range stopping short"] * bool(said)
+    if s.lead + s.trail:
+        said.append(f"reaches past its numbers into empty cells ({', '.join(s.empty)})")
+        what.append("reaching past its numbers" if what else "a range reaching past its numbers")
+    text = f"{a1(*s.cell)}: {s.text} {' and '.join(said)}: {' and '.join(what)}; expected {s.fix}"
     score = combine(INCONSISTENT, facts)
     return Finding(sheet, *s.cell, INCONSISTENT, score, text, s.fix, tuple(facts.items()))
 
 
 def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: float | None,
-             inputs: set[tuple[int, int]], cfg: AuditConfig) -> Finding | None:  # fmt: skip
-    """The typed number `p` as a missing formula (None: nothing says so); `checked`: given the
+             inputs: set[tuple[int, int]], cfg: AuditConfig,
+             cut: dict[str, float]) -> Finding | None:  # fmt: skip
+    """The typed number `p` scored as a missing formula; None when it scores under its kind's
+    threshold in `cut` (most numbers: the text is not written for them). `checked`: given the
     engine's candidates; `got`: its hole's fix previewed at the cell (the structure's check);
     `inputs`: the sheet's typed numbers a total already adds up."""
     cell, hole = p.cell, p.hole
@@ -299,10 +310,11 @@ def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: fl
             facts["match_score"], facts[f"match_{match.source}"] = match.score, 1.0
             said.insert(0, f"{match.formula} ({match.source}, suggestion {match.rank}) gives it")
             fix = fix if hole is not None and hole.hole else match.formula
-    if not facts:
-        return None
     facts["checked"], facts["run_end"] = float(checked), float(p.end)
     score = combine(MISSING, facts)
+    if score < cut[MISSING]:
+        return None
+    said = said or ["no run of formulas holds it" + (", no suggested formula gives it" * checked)]
     text = f"{a1(*cell)} holds {value:,.10g} typed by hand; " + "; ".join(said)
     return Finding(sc.sheet.name, *cell, MISSING, score, text + ": missing formula", fix,
                    tuple(facts.items()))  # fmt: skip

@@ -95,10 +95,9 @@ def audit_command(
     else:
         _print(found, book, top)
         typer.echo(f"{done.formulas} formulas and {done.typed} typed numbers read "
-                   f"({done.labels} more read as year or code labels); {done.by_structure} "
-                   f"scored by their runs' structure alone, {done.checked} with the suggestion "
-                   f"engine's candidates too, {done.typed - done.by_structure - done.checked} "
-                   "not scored (in no run with formulas, past --max-checks)")  # fmt: skip
+                   f"({done.labels} more read as year or code labels), each scored: "
+                   f"{done.by_structure} by the structure alone, {done.checked} with the "
+                   "suggestion engine's candidates too")  # fmt: skip
         if done.stopped:
             typer.echo(_stop_note(done, check_seconds))
     if out is not None:

@@ -1,7 +1,9 @@
 """Fitting `score.Weights`: an L2-penalised logistic regression per finding kind, in numpy.
 
 Each finding of a kind is a row: its facts as `score.feature` reads them (0 where absent);
-label 1 when its cell is in the answer key. The loss is the summed log loss plus
+label 1 when its cell is in the answer key. Bare typed numbers (`score.is_bare`: no hole, no
+matching candidate) are no rows of the model: their score is the share of key cells among them
+(`Weights.base_rate`). The loss is the summed log loss plus
 ||w||^2 / (2 C) on the fact weights (the intercept is free), minimised by Newton's method.
 One threshold per kind, chosen together for the best F1 on the same findings
 (`measure.best_thresholds`), comes with the weights: the two kinds' scores are fitted apart, and
@@ -17,7 +19,7 @@ import numpy as np
 
 from fortap.audit.findings import KINDS
 from fortap.audit.measure import best_thresholds
-from fortap.audit.score import Weights, feature
+from fortap.audit.score import Weights, feature, is_bare
 
 Row = tuple[str, dict[str, float]]  # a finding's kind and facts
 
@@ -56,16 +58,19 @@ def fit_weights(rows: Sequence[Row], labels: Sequence[bool], fitted_on: str = ""
     `missed`: key cells no row stands for (no finding at all), which the F1 counts as missed
     whatever the thresholds; they lower the thresholds that pay."""
     coef, bias = {}, {}
+    bare = [label for (k, facts), label in zip(rows, labels, strict=True) if is_bare(k, facts)]
+    rate = sum(bare) / len(bare) if bare else 0.0
     for kind in KINDS:
-        mine = [(facts, label) for (k, facts), label in zip(rows, labels, strict=True) if k == kind]
+        mine = [(facts, label) for (k, facts), label in zip(rows, labels, strict=True)
+                if k == kind and not is_bare(k, facts)]  # fmt: skip
         names = sorted({n for facts, _ in mine for n in facts})
         y = np.array([label for _, label in mine], np.float64)  # (N_kind,)
         w = logistic(design([facts for facts, _ in mine], names), y, c)  # (1+F,)
         bias[kind] = float(w[0])
         coef[kind] = {n: float(v) for n, v in zip(names, w[1:], strict=True)}
-    model = Weights(coef, bias, dict.fromkeys(KINDS, 0.0), fitted_on)
+    model = Weights(coef, bias, dict.fromkeys(KINDS, 0.0), fitted_on, rate)
     scored = {k: {i: model.score(kind, facts) for i, (kind, facts) in enumerate(rows) if kind == k}
               for k in KINDS}  # fmt: skip
     gold = {i for i, label in enumerate(labels) if label} | {-1 - j for j in range(missed)}
     cuts = best_thresholds(scored, gold)
-    return Weights(coef, bias, {k: float(cuts[k]) for k in KINDS}, fitted_on)
+    return Weights(coef, bias, {k: float(cuts[k]) for k in KINDS}, fitted_on, rate)
