@@ -70,6 +70,23 @@ def test_totals_reaching_past_or_stopping_short_of_their_numbers(folder):
                              "blank_ends": 1.0}  # fmt: skip
 
 
+def test_a_defined_name_in_the_block_is_no_term_left_out(folder):
+    import openpyxl
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Calc"
+    ws.append(["Qty", "Rate", "Amount"])
+    ws["E1"] = 1.1
+    for r in range(2, 8):
+        ws.append([r, None, "=A4" if r == 4 else f"=A{r}*Rate"])
+    wb.defined_names["Rate"] = DefinedName("Rate", attr_text="Calc!$E$1")
+    wb.save(folder / "n.xlsx")
+    # C4 reads A4 where its block reads A4 and the name: no box to name the term by
+    assert [f.a1 for f in audit(Suggester.open(folder / "n.xlsx")).findings] == []
+
+
 def test_clean_sheet_has_no_finding(folder):
     assert audit(Suggester.open(clean(folder / "c.xlsx"))).findings == []
 

@@ -92,6 +92,14 @@ def test_formula_leaving_out_a_term_of_its_block_is_a_break():
     assert found.detail == "a term left out (B4 of the block's formula)"
 
 
+def test_running_balance_first_cell_leaves_out_no_term():
+    # C2 =B2 starts a balance that C3:C6 carry on (=C2+B3, ...): the term it lacks would read
+    # the header C1, so nothing is left out
+    grid = [["Date", "Amount", "Balance"]]
+    grid += [[d, 10 * d, "=B2" if d == 2 else f"=C{d - 1}+B{d}"] for d in range(2, 7)]
+    assert breaks(sheet_context(grid)) == []
+
+
 def test_typed_number_between_formulas_is_a_hole():
     grid = [
         ["Region", "Q1", "Q2", "Total"],
@@ -106,6 +114,22 @@ def test_typed_number_between_formulas_is_a_hole():
     assert [(h.run.axis, h.fix, h.hole, h.formulas, h.share) for h in found] == [
         (0, "=B4+C4", True, 3, 1.0)
     ]
+
+
+def test_typed_number_in_a_line_of_totals_across_a_spacer_column():
+    from fortap.audit.missing import line_holes
+
+    grid = [
+        ["Item", "Q1", None, "Q2", "Q3"],
+        ["a", 1, None, 2, 5],
+        ["b", 3, None, 4, 7],
+        ["Total", "=SUM(B2:B3)", None, 6, "=SUM(E2:E3)"],  # D4 typed: no run holds it
+    ]
+    sc = sheet_context(grid)
+    assert [h.cell for h in holes(sc)] == []  # D2:D4 holds no formula, and C4 is blank
+    (found,) = line_holes(sc, numbers(sc))
+    assert (found.cell, found.line, found.fix, found.formulas) == ((3, 3), True, "=SUM(D2:D3)", 2)
+    assert found.run.cells == ((3, 1), (3, 3), (3, 4)) and found.run.axis == 1
 
 
 def test_formula_dragged_down_says_nothing_of_its_row():

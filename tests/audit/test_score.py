@@ -16,7 +16,7 @@ from fortap.errors import FortapError
 # every fact `auditor` writes, by kind (the match_<source> flags: the engine's sources)
 FACTS = {
     MISSING: {"run_share", "hole", "run_formulas", "run_cells", "fix_equal", "top_equal",
-              "lower_equal", "weak_equal", "match_score", "checked", "run_end"},
+              "lower_equal", "weak_equal", "match_score", "checked", "run_end", "total_line"},
     INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "slip", "fix_differs",
                    "dropped", "stops_short", "short_below", "blank_ends", "left_out"},
 }  # fmt: skip
@@ -69,6 +69,10 @@ def test_bare_typed_numbers_score_their_base_rate():
     assert w.score(INCONSISTENT, {}) == 0.5  # not a typed number: the model's bias (0 here)
     with pytest.raises(FortapError, match="base_rate 2.0 is not in"):
         Weights.from_json(w.to_json() | {"base_rate": 2.0})
+    # bare numbers more often key cells than any flagged group: still never flagged
+    rows = [(MISSING, {"hole": 1.0})] * 10 + [(MISSING, {"checked": 1.0})] * 10
+    w = fit_weights(rows, [i < 3 for i in range(10)] + [i < 8 for i in range(10)], "toy")
+    assert w.base_rate == 0.8 and w.thresholds[MISSING] > w.score(MISSING, {"checked": 1.0})
 
 
 def test_newton_fit_recovers_the_weights():

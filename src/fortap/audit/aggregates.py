@@ -35,7 +35,8 @@ GAP = 2  # rows allowed between a range's last cell and its total
 
 @dataclass(frozen=True)
 class Short:
-    """A column total whose range stops short of the numbers above it."""
+    """A column total whose range stops short of its numbers (above or below it) or reaches
+    past them into empty cells."""
 
     cell: tuple[int, int]
     text: str  # the formula as written
@@ -74,10 +75,13 @@ def shorts(sc: SheetContext, labels: Set[tuple[int, int]] = frozenset()) -> list
         while not lead and _filled(sc.sheet, start - 1, c, labels):
             start -= 1
         gap = range(bottom + 1, r)
-        end = r - 1 if gap and all(_item(sc, k, c, labels) for k in gap) else bottom - trail
+        if gap and all(_item(sc, k, c, labels) for k in gap):
+            end, trail = r - 1, 0  # the fix runs on down: the empty cells stay in it
+        else:
+            end = bottom - trail
         written = ref_a1(ref, keep_dollar=False, keep_sheet=False)
         if (start, end) == (top, bottom) or written not in f.text:
-            continue  # the range is the numbers', or written with `$` or a sheet name: no fix
+            continue  # the range is its numbers', or written otherwise (`$`): no fix by text
         fix = f.text.replace(written, span_a1(start, end, c), 1)
         out.append(Short((r, c), f.text, max(top - start, 0), fix, (top, bottom),
                          max(end - bottom, 0), lead, trail))  # fmt: skip

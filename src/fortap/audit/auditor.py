@@ -35,7 +35,7 @@ from fortap.audit.display import same_shown
 from fortap.audit.findings import INCONSISTENT, KINDS, MISSING, Finding
 from fortap.audit.inconsistent import Break, breaks, describe
 from fortap.audit.labels import labels
-from fortap.audit.missing import Hole, holes, numbers
+from fortap.audit.missing import Hole, holes, line_holes, numbers
 from fortap.audit.score import combine, default_thresholds
 from fortap.audit.structure import AXES, AXIS_NAMES, runs
 from fortap.errors import FortapError
@@ -185,6 +185,8 @@ class Planned:
 def plan(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Planned]:
     """The sheet's typed numbers `typed` (labels left out) with their holes and run ends."""
     best = {h.cell: h for h in _best(holes(sc, typed), _hole_rank)}
+    for h in _best(line_holes(sc, typed - set(best)), _hole_rank):
+        best[h.cell] = h
     ends = _run_ends(typed | set(sc.cells))
     return [Planned(sc.sheet.name, c, best.get(c), c in ends) for c in sorted(typed)]
 
@@ -288,13 +290,20 @@ def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: fl
     said: list[str] = []
     fix = None
     if hole is not None:
-        # a run of two says less than a run of ten: the share counts fully from 3 formulas
-        facts["run_share"] = hole.share * min(hole.formulas, 3) / 3
-        facts["hole"] = float(hole.hole)
-        facts["run_formulas"], facts["run_cells"] = float(hole.formulas), float(len(hole.run.cells))
         fix = hole.fix
-        said.append(f"{hole.formulas} of the other {len(hole.run.cells) - 1} cells of its "
-                    f"{AXIS_NAMES[hole.run.axis]} run {hole.run.span()} are formulas")  # fmt: skip
+        if hole.line:  # a line of totals across gaps: the other totals of its row (column)
+            facts["total_line"] = 1.0
+            said.append(f"the other {AXIS_NAMES[1 - hole.run.axis]} totals of its "
+                        f"{AXIS_NAMES[hole.run.axis]} ({hole.formulas}) are formulas")  # fmt: skip
+        else:
+            # a run of two says less than a run of ten: the share counts fully from 3 formulas
+            facts["run_share"] = hole.share * min(hole.formulas, 3) / 3
+            facts["hole"] = float(hole.hole)
+            facts["run_formulas"] = float(hole.formulas)
+            facts["run_cells"] = float(len(hole.run.cells))
+            run = f"{AXIS_NAMES[hole.run.axis]} run {hole.run.span()}"
+            said.append(f"{hole.formulas} of the other {len(hole.run.cells) - 1} cells of its "
+                        f"{run} are formulas")  # fmt: skip
         if got is not None and same_shown(got, value, fmt):
             facts["fix_equal"] = 1.0
             said.insert(0, f"{hole.fix} gives {got:,.10g}")
@@ -314,7 +323,9 @@ def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: fl
     score = combine(MISSING, facts)
     if score < cut[MISSING]:
         return None
-    said = said or ["no run of formulas holds it" + (", no suggested formula gives it" * checked)]
+    said = said or [
+        "nothing in its runs" + (" or the suggestions" * checked) + " points at a formula"
+    ]
     text = f"{a1(*cell)} holds {value:,.10g} typed by hand; " + "; ".join(said)
     return Finding(sc.sheet.name, *cell, MISSING, score, text + ": missing formula", fix,
                    tuple(facts.items()))  # fmt: skip

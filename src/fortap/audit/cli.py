@@ -26,7 +26,7 @@ def audit_command(
         typer.Option(
             "--min-score",
             help="Report findings scored at least this, of either kind (0-1; default: each "
-            "kind's fitted threshold).",
+            "kind's fitted threshold; under the score of a bare typed number, every one).",
         ),
     ] = None,
     out: Annotated[

@@ -2,8 +2,9 @@
 `bench/audit.py` report.
 
 `audit_key` audits exactly the key's sheets of each book (every finding kept, whatever its
-score: every typed number is one), with the ranker `ranker_for(book)` names (per half in the bench). `tasi_metrics` then
-sets thresholds, one per kind, on each half of the books (`measure.best_thresholds`) and
+score: every typed number is one), with the ranker `ranker_for(book)` names (per half in the
+bench). `tasi_metrics` then sets thresholds, one per kind, on each half of the books
+(`measure.best_thresholds`) and
 reports the other half with them, overall and per kind, beside the seven checkers' verdicts on
 the same cells; `excelint_metrics` reports precision and recall on ExceLint's cells, split into
 formula and typed cells, at given thresholds.

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fortap.audit.findings import KINDS
+from fortap.audit.findings import KINDS, MISSING
 from fortap.audit.measure import best_thresholds
 from fortap.audit.score import Weights, feature, is_bare
 
@@ -69,8 +69,12 @@ def fit_weights(rows: Sequence[Row], labels: Sequence[bool], fitted_on: str = ""
         bias[kind] = float(w[0])
         coef[kind] = {n: float(v) for n, v in zip(names, w[1:], strict=True)}
     model = Weights(coef, bias, dict.fromkeys(KINDS, 0.0), fitted_on, rate)
-    scored = {k: {i: model.score(kind, facts) for i, (kind, facts) in enumerate(rows) if kind == k}
-              for k in KINDS}  # fmt: skip
+    # a bare number is never flagged: it is no candidate of a threshold, and a key cell among
+    # them counts as missed
+    scored = {k: {i: model.score(kind, facts) for i, (kind, facts) in enumerate(rows)
+                  if kind == k and not is_bare(kind, facts)} for k in KINDS}  # fmt: skip
     gold = {i for i, label in enumerate(labels) if label} | {-1 - j for j in range(missed)}
-    cuts = best_thresholds(scored, gold)
-    return Weights(coef, bias, {k: float(cuts[k]) for k in KINDS}, fitted_on, rate)
+    cuts = {k: float(v) for k, v in best_thresholds(scored, gold).items()}
+    # over the bare numbers' score, which rounds to 6 digits, whatever the flagged ones score
+    cuts[MISSING] = max(cuts[MISSING], round(rate, 6) + 1e-6)
+    return Weights(coef, bias, cuts, fitted_on, rate)

@@ -7,8 +7,10 @@ rarer in the run than its block's, yet its sketch (operators and functions, refe
 slots) is the block's: the same computation with references that moved differently, such as
 `=E9*C8` among `=E·*C·` of the own row, a reference shifted by one, or a range stopping short of
 its neighbours'. A cell whose sketch differs is flagged when its references are the block's
-less one (`=D9` among `=C·+D·`: a term left out; on the two keys' sheets 16 of 24 such TASI
-cells and 19 of 24 ExceLint ones are in the key, against 1 of 32 with one term more). A cell whose ranges cover more cells of its run than its block's formula would
+less one that reads a number (`=D9` among `=C·+D·`: a term left out; on the two keys' sheets
+16 of 24 such TASI cells and 19 of 24 ExceLint ones are in the key, against 1 of 32 with one
+term more; a running balance's first cell, `=B2` over `=C2+B3`, would read a header: no term
+is left out). A cell whose ranges cover more cells of its run than its block's formula would
 aggregates the block (a total under its column) and is not compared with it. The fix is the
 block's formula re-anchored to the cell (`suggest.api.reanchor`) from its nearest member.
 
@@ -97,7 +99,10 @@ def _break(sc: SheetContext, at: int, run: Run, texts: list[str], block: str,
     interior = len(sides) == 2 and all(texts[i] == block for i in sides)
     own, expected = [ref_box(r) for r in refs_of(formula.ast)], [ref_box(r) for r in copy.refs]
     if dropped:
-        gone = [b for b in expected if b not in own]
+        gone = [b for b in expected if b not in own]  # boxes all (`_left_out`): one, or none
+        if gone and not _numbers_in(sc, gone[0]):
+            return None  # the term would read a header or an empty cell (a running balance's
+            # first cell, `=B2` over `=C2+B3`, ...): nothing is left out
         detail = f"a term left out ({_box(gone[0])} of the block's formula)" if gone else ""
         by_one = False
     else:
@@ -111,12 +116,26 @@ def _break(sc: SheetContext, at: int, run: Run, texts: list[str], block: str,
 
 def _left_out(formula: Formula, model: Formula) -> bool:
     """Whether the cell's `formula` has references (one at least), all of them the block's
-    formula `model`'s, and lacks exactly one of those (compared as R1C1 texts)."""
+    formula `model`'s, and lacks exactly one of those (compared as R1C1 texts); references
+    that name no cells (a defined name) make it no such case."""
     if formula.cell is None or model.cell is None:
         return False
-    own = Counter(ref_r1c1(r, formula.cell) for r in refs_of(formula.ast))
-    theirs = Counter(ref_r1c1(r, model.cell) for r in refs_of(model.ast))
+    refs, theirs_refs = refs_of(formula.ast), refs_of(model.ast)
+    if any(ref_box(r) is None for r in (*refs, *theirs_refs)):
+        return False
+    own = Counter(ref_r1c1(r, formula.cell) for r in refs)
+    theirs = Counter(ref_r1c1(r, model.cell) for r in theirs_refs)
     return bool(own) and not own - theirs and sum((theirs - own).values()) == 1
+
+
+def _numbers_in(sc: SheetContext, box: tuple[int, int, int, int]) -> bool:
+    """Whether a cell of the box (its first 64) holds a formula or a typed number."""
+    top, left, bottom, right = box
+    cells = ((r, c) for r in range(top, bottom + 1) for c in range(left, right + 1))
+    for _, (r, c) in zip(range(64), cells, strict=False):
+        if (r, c) in sc.index or sc.sheet.cell(r, c).kind == "number":
+            return True
+    return False
 
 
 def _aggregates(formula: Formula, copy_refs, run: Run, cell) -> bool:

@@ -9,6 +9,12 @@ typed numbers beside it;
 `Hole.share` (formulas among the other cells of the run) and `Hole.hole` (the two neighbours
 along the run hold that same formula) measure how strongly the structure asks for it. Whether
 the fix gives the typed value is checked later, for the survivors only (`evidence`).
+
+A table's line of totals is one line across blank spacer columns (or rows) too: a typed number
+in no such run, in a row whose other cells hold totals of their own columns (`=SUM(C6:C19)` at
+C20), is a hole of that line (`line_holes`, `Hole.line`), its fix the nearest total
+re-anchored to it; likewise in a column of row totals. On TASI's key sheets 44 such numbers
+get a fix giving their value, 39 of them key cells.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from fortap.audit.aggregates import total_range
 from fortap.audit.structure import AXES, Run, dominant, is_number, nearest, runs
 from fortap.formula import Formula
 from fortap.suggest.api import SheetContext, reanchor
@@ -32,6 +39,7 @@ class Hole:
     share: float  # formulas / the run's other cells
     hole: bool  # both neighbours along the run hold the model's R1C1
     fix: str | None  # the model re-anchored to the cell (None: a reference leaves the sheet)
+    line: bool = False  # a hole of a line of totals across gaps (`line_holes`), not of a run
 
 
 def numbers(sc: SheetContext) -> set[tuple[int, int]]:
@@ -82,3 +90,33 @@ def _along(texts: list[str | None], i: int) -> bool:
     formula dragged down a column says nothing of the typed numbers of its row), or the cell
     past the typed one does (`=B2+C2`, typed, `=B4+C4`)."""
     return any(0 <= j < len(texts) and texts[j] == texts[i] for j in (i - 1, i + 1, i - 2, i + 2))
+
+
+def line_holes(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Hole]:
+    """Each number of `typed` in a row holding totals of their own columns (ranges above it,
+    in other columns), or in a column holding totals of their own rows (ranges before it): a
+    hole of that line of totals, its fix the nearest total re-anchored (ties: the earlier)."""
+    lines: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (axis, row or col) -> totals
+    for (r, c), f in zip(sc.cells, sc.formulas, strict=True):
+        got = total_range(f, sc.sheet.name)
+        if got is None:
+            continue
+        top, left, bottom, right = got[1]
+        if left == right == c and bottom < r:
+            lines.setdefault((1, r), []).append((r, c))  # a column's total: its row is a line
+        elif top == bottom == r and right < c:
+            lines.setdefault((0, c), []).append((r, c))  # a row's total: its column is a line
+    out = []
+    for cell in sorted(typed):
+        for axis in AXES:
+            totals = lines.get((axis, cell[1 - axis]))
+            if not totals:
+                continue
+            at = cell[axis]
+            near = min(totals, key=lambda t: (abs(t[axis] - at), t[axis]))
+            model = sc.formulas[sc.index[near]]
+            copy = reanchor(model, cell)
+            fix = None if copy is None else "=" + copy.text.lstrip("=")
+            line = Run(axis, tuple(sorted([*totals, cell])))
+            out.append(Hole(cell, line, model, len(totals), 1.0, False, fix, line=True))
+    return out

@@ -2,11 +2,11 @@
 
 Every book of the key (TASI's folder, holding `keys.TASI_FILE`, or ExceLint's, holding
 `keys.EXCELINT_FILE`) is audited on the key's sheets with every finding kept, every typed
-number among them (`evaluate.audit_key`), at `FitConfig.max_checks` engine checks a book (the CLI's budget: the
-weights score what `fortap audit` finds) and no time limit, so the findings depend on counts
-only. The weights and their thresholds, one per kind, are then fitted on all of them
-(`fit.fit_weights`, label: the cell is in the key; the bare typed numbers give the base rate;
-key cells no finding stands for count as missed in the thresholds' F1). OUT receives:
+number among them (`evaluate.audit_key`), at `FitConfig.max_checks` engine checks a book (the
+CLI's budget: the weights score what `fortap audit` finds) and no time limit, so the findings
+depend on counts only. The weights and their thresholds, one per kind, are then fitted on all
+of them (`fit.fit_weights`, label: the cell is in the key; the bare typed numbers give the base
+rate; key cells no finding stands for count as missed in the thresholds' F1). OUT receives:
 
 - `weights.json`: what `fortap audit` scores with (`score.Weights`; the shipped file,
   `src/fortap/audit/weights.json`, is this command's fit on the TASI key, `docs/audit.md`);

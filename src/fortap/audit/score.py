@@ -78,9 +78,9 @@ class Weights:
             if set(cuts) != set(KINDS) or not all(0.0 <= v <= NOTHING for v in cuts.values()):
                 raise ValueError(f"thresholds {cuts} are not one in [0, 1] (or {NOTHING}: none "
                                  f"flagged) per kind {sorted(KINDS)}")  # fmt: skip
-            rate = float(doc["base_rate"])
-            if not 0.0 <= rate <= 1.0:
-                raise ValueError(f"base_rate {rate} is not in [0, 1]")
+            rate = float(doc.get("base_rate", 0.0))  # none in a file fitted before it
+            if not 0.0 <= round(rate, 6) < cuts[MISSING]:
+                raise ValueError(f"base_rate {rate} is not in [0, the {MISSING} threshold)")
             return cls(coef, bias, cuts, str(doc.get("fitted_on", "")), rate)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise FortapError(f"{where}: not audit weights ({err})") from err
