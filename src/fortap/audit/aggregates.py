@@ -56,16 +56,48 @@ class Short:
         return [span_a1(a, b, col) for a, b in spans]
 
 
+@dataclass(frozen=True)
+class Total:
+    """A formula that totals the cells above it in its column (`axis` 0) or before it in its
+    row (1): its range's reference and box (top, left, bottom, right)."""
+
+    cell: tuple[int, int]
+    axis: int
+    ref: Ref
+    box: tuple[int, int, int, int]
+
+
+def totals(sc: SheetContext) -> list[Total]:
+    """Every total of the sheet (`total_range`) over its own column above it or row before it."""
+    out = []
+    for cell, f in zip(sc.cells, sc.formulas, strict=True):
+        got = total_range(f, sc.sheet.name)
+        if got is None:
+            continue
+        axis = total_axis(got[1], cell)
+        if axis is not None:
+            out.append(Total(cell, axis, *got))
+    return out
+
+
+def total_axis(box: tuple[int, int, int, int], cell: tuple[int, int]) -> int | None:
+    """0 when the box lies in the cell's column above it, 1 in its row before it, else None."""
+    (r, c), (top, left, bottom, right) = cell, box
+    if left == right == c and bottom < r:
+        return 0
+    if top == bottom == r and right < c:
+        return 1
+    return None
+
+
 def shorts(sc: SheetContext, labels: Set[tuple[int, int]] = frozenset()) -> list[Short]:
     """Every column total of the sheet whose range stops short (module doc); the typed years
     and codes `labels` head the block, they are not numbers it leaves out."""
     out = []
-    for (r, c), f in zip(sc.cells, sc.formulas, strict=True):
-        got = total_range(f, sc.sheet.name)
-        if got is None:
-            continue
-        ref, (top, left, bottom, right) = got
-        if not left == right == c or not r - GAP - 1 <= bottom < r:
+    for t in totals(sc):
+        (r, c), ref, f = t.cell, t.ref, sc.formulas[sc.index[t.cell]]
+        top, _, bottom, _ = t.box
+        if t.axis != 0 or bottom < r - GAP - 1:
             continue
         lead = _blanks(sc.sheet, range(top, bottom + 1), c)
         if lead > bottom - top:
@@ -107,22 +139,18 @@ def totalled(sc: SheetContext, typed: set[tuple[int, int]]) -> set[tuple[int, in
     """The cells of `typed` that a total after them adds up: in the range of an aggregate
     (`total_range`) down their column that stands below them, or along their row to their
     right. Such a number is an input of the table's total, not a total itself."""
-    boxes = set()
-    for (r, c), f in zip(sc.cells, sc.formulas, strict=True):
-        got = total_range(f, sc.sheet.name)
-        if got is not None:
-            boxes.add((r, c, got[1]))
     down: dict[int, list[int]] = {}  # column -> rows of its typed numbers, in order
     along: dict[int, list[int]] = {}  # row -> columns of its typed numbers, in order
     for r, c in sorted(typed):
         down.setdefault(c, []).append(r)
         along.setdefault(r, []).append(c)
     out = set()
-    for r, c, (top, left, bottom, right) in boxes:  # a range's typed numbers, not its cells
-        if left == right == c and bottom < r:
+    for t in totals(sc):  # a range's typed numbers, not its cells
+        (r, c), (top, left, bottom, right) = t.cell, t.box
+        if t.axis == 0:
             rows = down.get(c, [])
             out |= {(i, c) for i in rows[bisect_left(rows, top) : bisect_right(rows, bottom)]}
-        elif top == bottom == r and right < c:
+        else:
             cols = along.get(r, [])
             out |= {(r, j) for j in cols[bisect_left(cols, left) : bisect_right(cols, right)]}
     return out
@@ -135,10 +163,7 @@ def adds_up_to(text: str, sheet: str, cell: tuple[int, int]) -> bool:
         got = total_range(parse_formula(text, sheet, cell), sheet)
     except FormulaError:
         return False
-    if got is None:
-        return False
-    (r, c), (top, left, bottom, right) = cell, got[1]
-    return left == right == c and bottom < r or top == bottom == r and right < c
+    return got is not None and total_axis(got[1], cell) is not None
 
 
 def _item(sc: SheetContext, row: int, col: int, labels: Set[tuple[int, int]]) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from fortap.audit.aggregates import total_range
+from fortap.audit.aggregates import totals
 from fortap.audit.structure import AXES, Run, dominant, is_number, nearest, runs
 from fortap.formula import Formula
 from fortap.suggest.api import SheetContext, reanchor
@@ -97,26 +97,19 @@ def line_holes(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Hole]:
     in other columns), or in a column holding totals of their own rows (ranges before it): a
     hole of that line of totals, its fix the nearest total re-anchored (ties: the earlier)."""
     lines: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (axis, row or col) -> totals
-    for (r, c), f in zip(sc.cells, sc.formulas, strict=True):
-        got = total_range(f, sc.sheet.name)
-        if got is None:
-            continue
-        top, left, bottom, right = got[1]
-        if left == right == c and bottom < r:
-            lines.setdefault((1, r), []).append((r, c))  # a column's total: its row is a line
-        elif top == bottom == r and right < c:
-            lines.setdefault((0, c), []).append((r, c))  # a row's total: its column is a line
+    for t in totals(sc):  # a column's total lies on its row's line, a row's on its column's
+        lines.setdefault((1 - t.axis, t.cell[t.axis]), []).append(t.cell)
     out = []
     for cell in sorted(typed):
         for axis in AXES:
-            totals = lines.get((axis, cell[1 - axis]))
-            if not totals:
+            on_line = lines.get((axis, cell[1 - axis]))
+            if not on_line:
                 continue
             at = cell[axis]
-            near = min(totals, key=lambda t: (abs(t[axis] - at), t[axis]))
+            near = min(on_line, key=lambda t: (abs(t[axis] - at), t[axis]))
             model = sc.formulas[sc.index[near]]
             copy = reanchor(model, cell)
             fix = None if copy is None else "=" + copy.text.lstrip("=")
-            line = Run(axis, tuple(sorted([*totals, cell])))
-            out.append(Hole(cell, line, model, len(totals), 1.0, False, fix, line=True))
+            line = Run(axis, tuple(sorted([*on_line, cell])))
+            out.append(Hole(cell, line, model, len(on_line), 1.0, False, fix, line=True))
     return out
