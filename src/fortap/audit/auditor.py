@@ -148,7 +148,7 @@ def audit(
         sc = sg.context.sheet(p.sheet)
         if engine and p.sheet not in totals:
             totals[p.sheet] = totalled(sc, typed_of[p.sheet])
-        got = fixed.get((p.sheet, p.cell), (None, False))[0]
+        got = fixed.get((p.sheet, p.cell), (None, False))
         finding = _missing(sg, sc, p, engine, got, totals.get(p.sheet, set()), cfg, cut)
         if finding is not None:
             found.append(finding)
@@ -276,12 +276,13 @@ def _short(sheet: str, s: Short) -> Finding:
     return Finding(sheet, *s.cell, INCONSISTENT, score, text, s.fix, tuple(facts.items()))
 
 
-def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: float | None,
-             inputs: set[tuple[int, int]], cfg: AuditConfig,
+def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool,
+             got: tuple[float | None, bool], inputs: set[tuple[int, int]], cfg: AuditConfig,
              cut: dict[str, float]) -> Finding | None:  # fmt: skip
     """The typed number `p` scored as a missing formula; None when it scores under its kind's
     threshold in `cut` (most numbers: the text is not written for them). `checked`: given the
-    engine's candidates; `got`: its hole's fix previewed at the cell (the structure's check);
+    engine's candidates; `got`: its hole's fix previewed at the cell (the structure's check,
+    `_fix_number`: the number, and whether it shows the typed one);
     `inputs`: the sheet's typed numbers a total already adds up."""
     cell, hole = p.cell, p.hole
     c = sc.sheet.cell(*cell)
@@ -304,9 +305,10 @@ def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool, got: fl
             run = f"{AXIS_NAMES[hole.run.axis]} run {hole.run.span()}"
             said.append(f"{hole.formulas} of the other {len(hole.run.cells) - 1} cells of its "
                         f"{run} are formulas")  # fmt: skip
-        if got is not None and same_shown(got, value, fmt):
+        number, equal = got
+        if equal:
             facts["fix_equal"] = 1.0
-            said.insert(0, f"{hole.fix} gives {got:,.10g}")
+            said.insert(0, f"{hole.fix} gives {number:,.10g}")
     if checked and "fix_equal" not in facts:
         match = evidence.candidates(sg, sc.sheet.name, cell, value, fmt, cfg.top)
         if match is not None and cell in inputs and adds_up_to(match.formula, sc.sheet.name, cell):
