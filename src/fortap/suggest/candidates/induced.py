@@ -33,13 +33,12 @@ within a relative 1e-9; anchors that are 0 explain nothing (everything computes 
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.base import Candidate, SourceFunction
-from fortap.suggest.candidates.values import numbers_near, values_of
+from fortap.suggest.candidates.values import values_of
 from fortap.suggest.context import BookContext, Place, Target
 
 FEATURES = ("ind_row", "ind_col", "ind_support", "ind_near", "ind_log_amb", "ind_kind",
@@ -78,7 +77,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         return v if math.isfinite(v) else None
 
     held = values_of(sc)
-    near = partial(numbers_near, sc)
+    keys = sc.number_keys  # (m,) sorted, built with `held`
     found: dict[Template, dict] = {}
     for axis, (dr, dc) in (("row", (0, 1)), ("col", (1, 0))):
         for d in (k for k in range(-REACH, REACH + 1) if k):
@@ -86,15 +85,20 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             v = value(*at)
             if v is None or v == 0.0:
                 continue
-            explained = _explain(value, at, v, near)
+            explained = _explain(value, at, v, keys)
             rivals = 1 + sum(tpl[0] not in CONSTANT for tpl in explained)
             for tpl in explained:
                 rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 1e9})
                 rec[axis] += 1
                 rec["near"] = min(rec["near"], abs(d))
                 rec["amb"] = min(rec["amb"], rivals)
-    out = []
-    for tpl, rec in found.items():
+    # the strongest first (a stable sort: ties keep the order found), built only until `KEEP`
+    # are kept: a target's anchors explain about 300 templates, and building each was most of
+    # the source's time
+    out: list[Candidate] = []
+    for tpl, rec in sorted(found.items(), key=lambda item: _strength(*item)):
+        if len(out) >= KEEP:
+            break
         if tpl[0] in CONSTANT and rec["row"] + rec["col"] < 2:
             continue
         if tpl[0] in FIXED:
@@ -105,7 +109,12 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             continue
         landed = sum(value(*x) is not None for x in cells) / len(cells)
         out.append(Candidate(text, "induced", _why(rec), _features(tpl, rec, landed)))
-    return by_strength(out)[:KEEP]
+    return out[:KEEP]
+
+
+def _strength(tpl: Template, rec: dict) -> tuple:
+    """`by_strength`'s order read from a template and its record, before it is built."""
+    return (-(rec["row"] + rec["col"]), rec["near"], math.log(rec["amb"]), KINDS[tpl[0]])
 
 
 def _features(tpl: Template, rec: dict, landed: float) -> dict[str, float]:
@@ -163,9 +172,10 @@ def by_strength(cands) -> list:
     return sorted((c for c in cands if "ind_support" in c.features), key=strength)
 
 
-def _explain(value, at: tuple[int, int], v: float, near) -> list[Template]:
+def _explain(value, at: tuple[int, int], v: float, keys: np.ndarray) -> list[Template]:
     """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers;
-    `near` (`values.numbers_near` of the sheet) finds the fixed cells' constants."""
+    `keys` (the sheet's sorted number keys, `values.values_of`) holds the fixed cells'
+    constants."""
     out: list[Template] = []
     ar, ac = at
     for dr, dc in SIDES.values():
@@ -192,8 +202,8 @@ def _explain(value, at: tuple[int, int], v: float, near) -> list[Template]:
         vals = np.array([x for _, x in xs])  # (m,)
         for i in np.flatnonzero(_close(vals, v)):
             out.append(("ref", *offs[i]))
-        for i in np.flatnonzero(vals != 0.0):
-            out += _constants(offs[i], float(vals[i]), v, near)
+        some = np.flatnonzero(vals != 0.0)
+        out += _constants([offs[i] for i in some], vals[some], v, keys)
         out += _pairs(offs, vals, v)
     return out
 
@@ -220,32 +230,35 @@ def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Temp
     return out
 
 
-def _constants(off: tuple[int, int], x: float, v: float, near) -> list[Template]:
-    """`v` as cell value `x` and a short constant: x+k, x-k, x*k, x/k; and, for each number h
-    of the sheet that is k (`_held`; `near(k, tol)`: the sheet's number keys near k), as x and
-    the fixed cell that holds h (a negative h too: `=A3+$D$1` with D1 = -150.5)."""
-    out = []
-    for kind, k in (("+k", v - x), ("-k", x - v), ("*k", v / x), ("/k", x / v)):
-        out += [(kind[0] + "c", *off, h) for h in _held(kind[0], x, v, k, near)]
-        scaling = kind in ("*k", "/k")
-        if (scaling and k == 1.0) or (not scaling and k <= 0.0):
-            continue  # x*1 is x itself; x-(-k) is written x+k
-        text = _nice(k)
-        if text is not None:
-            out.append((kind, *off, text))
+def _constants(offs: list[tuple[int, int]], xs: np.ndarray, v: float,
+               keys: np.ndarray) -> list[Template]:  # fmt: skip
+    """`v` as each cell's value x (offsets `offs`, nonzero values `xs` (m,)) and a short
+    constant: x+k, x-k, x*k, x/k; and, for each number h of the sheet that is k (`keys`: the
+    sheet's sorted number keys, `values.values_of`), as x and the fixed cell that holds h (a
+    negative h too: `=A3+$D$1` with D1 = -150.5). h is k within a relative 1e-9 of k, as for
+    the module's equality; for `+` and `-` also within the rounding that `k = v - x` carries from
+    the stored v and x (`STORED`), which grows with v and x, not with k. The line's constants
+    are looked up together (one search per kind, not one per cell)."""
+    with np.errstate(all="ignore"):
+        ks = np.stack([v - xs, xs - v, v / xs, xs / v])  # (4, m): +k, -k, *k, /k
+        tol = 1e-9 * np.abs(ks)  # (4, m)
+        tol[:2] += STORED * (abs(v) + np.abs(xs))
+    lo = np.searchsorted(keys, ks - tol, side="left")  # (4, m)
+    hi = np.searchsorted(keys, ks + tol, side="right")  # (4, m)
+    held = np.isfinite(ks) & (ks != 0.0) & (hi > lo)  # (4, m)
+    out: list[Template] = []
+    for i, off in enumerate(offs):
+        for j, kind in enumerate(("+k", "-k", "*k", "/k")):
+            k = float(ks[j, i])
+            if held[j, i]:
+                out += [(kind[0] + "c", *off, float(h)) for h in keys[lo[j, i] : hi[j, i]]]
+            scaling = kind in ("*k", "/k")
+            if (scaling and k == 1.0) or (not scaling and k <= 0.0):
+                continue  # x*1 is x itself; x-(-k) is written x+k
+            text = _nice(k)
+            if text is not None:
+                out.append((kind, *off, text))
     return out
-
-
-def _held(op: str, x: float, v: float, k: float, near) -> list[float]:
-    """The sheet's numbers h that are the constant k (relative 1e-9 of k, as for the module's
-    equality); for `+` and `-` also within the rounding that `k = v - x` carries from the
-    stored v and x (`STORED`), which grows with v and x, not with k."""
-    if not math.isfinite(k) or k == 0.0:
-        return []
-    tol = 1e-9 * abs(k)
-    if op in "+-":
-        tol += STORED * (abs(v) + abs(x))
-    return near(k, tol)
 
 
 def _nice(k: float) -> str | None:
