@@ -132,6 +132,37 @@ def test_typed_number_in_a_line_of_totals_across_a_spacer_column():
     assert found.run.cells == ((3, 1), (3, 3), (3, 4)) and found.run.axis == 1
 
 
+def test_typed_number_in_a_column_of_row_totals_left_of_its_rows():
+    from fortap.audit.missing import line_holes
+
+    grid = [
+        ["Item", "Year", "Q1", "Q2"],
+        ["a", 30, 10, 20],  # typed: the year's total, left of its quarters
+        ["b", "=SUM(C3:D3)", 5, 7],
+        ["c", 9, 4, 5],
+    ]
+    sc = sheet_context(grid)
+    assert [h.cell for h in holes(sc)] == []  # one formula in B: no block runs through B2:B4
+    found = line_holes(sc, numbers(sc))
+    assert [(h.cell, h.fix, h.line) for h in found] == [
+        ((1, 1), "=SUM(C2:D2)", True),
+        ((3, 1), "=SUM(C4:D4)", True),
+    ]
+
+
+def test_typed_number_beside_a_total_over_the_rows_below_it():
+    from fortap.audit.missing import line_holes
+
+    grid = [
+        ["Total", 11, "=SUM(C2:C3)"],  # B1 typed: a total standing over its numbers
+        ["a", 5, 1],
+        ["b", 6, 2],
+    ]
+    sc = sheet_context(grid)
+    (found,) = line_holes(sc, numbers(sc))
+    assert (found.cell, found.fix, found.run.axis) == ((0, 1), "=SUM(B2:B3)", 1)
+
+
 def test_formula_dragged_down_says_nothing_of_its_row():
     grid = [["Cost", "Tax"], [100, "=A2*0.2"], [250, "=A3*0.2"], [80, "=A4*0.2"]]
     sc = sheet_context(grid)

@@ -60,6 +60,17 @@ def test_years_a_formula_continues_are_typed_numbers_but_the_seed():
     assert labels(sc, numbers(sc)) == {(1, 0)}
 
 
+def test_totals_that_look_like_years_are_no_line_of_years():
+    grid = [
+        [None, "Debt", "Payables", "Total"],
+        ["2003", 900, 1044, ("=SUM(B2:C2)", 1944)],
+        ["2002", 940, 997, 1937],
+        ["2001", 880, 961, 1841],
+    ]  # D2:D4 shows 1944, 1937, 1841: totals (D3, D4 typed over =SUM), not a line of years
+    sc = sheet_context(grid)
+    assert labels(sc, numbers(sc)) == set()
+
+
 def test_year_label_is_no_number_a_total_leaves_out():
     grid = [
         ["Site", 2000, 2001, 2002],

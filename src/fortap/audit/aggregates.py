@@ -67,25 +67,28 @@ class Total:
     box: tuple[int, int, int, int]
 
 
-def totals(sc: SheetContext) -> list[Total]:
-    """Every total of the sheet (`total_range`) over its own column above it or row before it."""
+def totals(sc: SheetContext, after: bool = False) -> list[Total]:
+    """Every total of the sheet (`total_range`) over its own column above it or row before it;
+    with `after`, below it or after it too (a "Full year" column left of its quarters)."""
     out = []
     for cell, f in zip(sc.cells, sc.formulas, strict=True):
         got = total_range(f, sc.sheet.name)
         if got is None:
             continue
-        axis = total_axis(got[1], cell)
+        axis = total_axis(got[1], cell, after)
         if axis is not None:
             out.append(Total(cell, axis, *got))
     return out
 
 
-def total_axis(box: tuple[int, int, int, int], cell: tuple[int, int]) -> int | None:
-    """0 when the box lies in the cell's column above it, 1 in its row before it, else None."""
+def total_axis(box: tuple[int, int, int, int], cell: tuple[int, int],
+               after: bool = False) -> int | None:  # fmt: skip
+    """0 when the box lies in the cell's column above it, 1 in its row before it, else None;
+    with `after`, below it and after it count too."""
     (r, c), (top, left, bottom, right) = cell, box
-    if left == right == c and bottom < r:
+    if left == right == c and (bottom < r or after and top > r):
         return 0
-    if top == bottom == r and right < c:
+    if top == bottom == r and (right < c or after and left > c):
         return 1
     return None
 

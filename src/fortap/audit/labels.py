@@ -6,7 +6,7 @@ through them: the structure sees a typed number in a run of formulas, and an eng
 over another block headed by the same years gives the same value (`=O470+(O426-O470)*0.35`
 gives 2,050 at O449 because O470 heads its own block with 2050 too). Such a cell is a label. A
 typed number is one when it lies on a *label line*: `LINE_CELLS` or more adjacent cells along a
-row or a column, each an integer (typed, or a formula's cached value), all
+row or a column, each an integer (typed, or the cached value of a formula that is no total), all
 - years (1800-2100, as `table.layout.is_year` reads them), strictly increasing or strictly
   decreasing (the newest year first), or
 - codes: counting up one by one from 0 or 1 (observation counts 10, 11, 12 are data).
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from fortap.audit.aggregates import total_range
 from fortap.audit.structure import AXES, is_number, runs
 from fortap.sheet.model import Sheet
 from fortap.suggest.api import SheetContext
@@ -35,7 +36,7 @@ LINE_CELLS = 3  # cells a label line needs: two years side by side are as often 
 def labels(sc: SheetContext, typed: set[tuple[int, int]]) -> set[tuple[int, int]]:
     """The typed numbers of `typed` that are labels (module doc)."""
     s = sc.sheet
-    whole = {rc: v for rc in s.cells if (v := _whole(s, *rc)) is not None}
+    whole = {rc: v for rc in s.cells if (v := _whole(s, *rc)) is not None and not _total(sc, rc)}
     out: set[tuple[int, int]] = set()
     for axis in AXES:
         for run in runs(set(whole), axis):
@@ -43,6 +44,13 @@ def labels(sc: SheetContext, typed: set[tuple[int, int]]) -> set[tuple[int, int]
                 seed_only = _dragged(sc, line)
                 out |= {rc for i, rc in enumerate(line) if rc in typed and not (seed_only and i)}
     return out
+
+
+def _total(sc: SheetContext, cell: tuple[int, int]) -> bool:
+    """A total (`aggregates.total_range`): its value is a sum, whatever year it may look like
+    (a row of totals 1,944, 1,937, 1,841 is no line of years)."""
+    k = sc.index.get(cell)
+    return k is not None and total_range(sc.formulas[k], sc.sheet.name) is not None
 
 
 def _whole(sheet: Sheet, row: int, col: int) -> float | None:

@@ -13,8 +13,10 @@ the fix gives the typed value is checked later, for the survivors only (`evidenc
 A table's line of totals is one line across blank spacer columns (or rows) too: a typed number
 in no such run, in a row whose other cells hold totals of their own columns (`=SUM(C6:C19)` at
 C20), is a hole of that line (`line_holes`, `Hole.line`), its fix the nearest total
-re-anchored to it; likewise in a column of row totals. On TASI's key sheets 44 such numbers
-get a fix giving their value, 39 of them key cells.
+re-anchored to it; likewise in a column of row totals, on either side of its rows (a "Full
+year" column left of its quarters). On TASI's key sheets 44 such numbers beside totals above or
+before their range get a fix giving their value, 39 of them key cells; 159 more beside totals
+below or after it, 98 of them key cells.
 """
 
 from __future__ import annotations
@@ -93,11 +95,13 @@ def _along(texts: list[str | None], i: int) -> bool:
 
 
 def line_holes(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Hole]:
-    """Each number of `typed` in a row holding totals of their own columns (ranges above it,
-    in other columns), or in a column holding totals of their own rows (ranges before it): a
-    hole of that line of totals, its fix the nearest total re-anchored (ties: the earlier)."""
+    """Each number of `typed` in a row holding totals of their own columns (ranges above or
+    below it, in other columns), or in a column holding totals of their own rows (ranges before
+    or after it): a hole of that line of totals, its fix the nearest total re-anchored (ties:
+    the earlier)."""
     lines: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (axis, row or col) -> totals
-    for t in totals(sc):  # a column's total lies on its row's line, a row's on its column's
+    # a column's total lies on its row's line, a row's on its column's
+    for t in totals(sc, after=True):
         lines.setdefault((1 - t.axis, t.cell[t.axis]), []).append(t.cell)
     out = []
     for cell in sorted(typed):
