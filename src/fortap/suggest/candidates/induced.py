@@ -239,12 +239,12 @@ def _constants(offs: list[tuple[int, int]], xs: np.ndarray, v: float,
     the module's equality; for `+` and `-` also within the rounding that `k = v - x` carries from
     the stored v and x (`STORED`), which grows with v and x, not with k. The line's constants
     are looked up together (one search per kind, not one per cell)."""
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # an overflowing v / x is no constant (`held` drops it)
         ks = np.stack([v - xs, xs - v, v / xs, xs / v])  # (4, m): +k, -k, *k, /k
         tol = 1e-9 * np.abs(ks)  # (4, m)
         tol[:2] += STORED * (abs(v) + np.abs(xs))
-    lo = np.searchsorted(keys, ks - tol, side="left")  # (4, m)
-    hi = np.searchsorted(keys, ks + tol, side="right")  # (4, m)
+        lo = np.searchsorted(keys, ks - tol, side="left")  # (4, m)
+        hi = np.searchsorted(keys, ks + tol, side="right")  # (4, m)
     held = np.isfinite(ks) & (ks != 0.0) & (hi > lo)  # (4, m)
     out: list[Template] = []
     for i, off in enumerate(offs):

@@ -2,7 +2,9 @@
 
 `echo` looks up the other cells that hold an anchor's value (a label, a parameter); `induced`
 looks up the cells that hold a constant its anchors agree on (a total, a rate), by value within a
-tolerance (`numbers_near`), since a constant recovered from `v - x` carries the rounding of `v`.
+tolerance (the sorted `SheetContext.number_keys`, searched for a whole line of anchors at once;
+`numbers_near` for one value), since a constant recovered from `v - x` carries the rounding of
+`v`.
 Both count a value by `key_of`: a text of 2+ characters (stripped), or a number that is not a
 small integer (`number_key`). The index holds every cell, hidden ones and the target included:
 each caller checks what it finds.
@@ -53,7 +55,7 @@ def values_of(sc: SheetContext) -> dict[Key, list[tuple[int, int]]]:
                 index[key].append(rc)
         sc.value_index = dict(index)
         numbers = [key[1] for key in index if key[0] == "n"]
-        sc.number_keys = np.sort(np.array(numbers, np.float64))  # (m,) for `numbers_near`
+        sc.number_keys = np.sort(np.array(numbers, np.float64))  # (m,): numbers_near, induced
     return sc.value_index
 
 
