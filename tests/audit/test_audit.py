@@ -100,6 +100,17 @@ def test_the_structure_previews_the_fix_without_the_engine(folder):
     assert facts["fix_equal"] == 1.0 and facts["checked"] == 0.0 and f.fix == "=B4+C4"
 
 
+def test_an_engine_match_copied_from_a_block_says_how_large_the_block_is(folder):
+    import math
+
+    from fortap.audit import evidence
+
+    sg = Suggester.open(typed_total(folder / "t2.xlsx"))
+    match = evidence.candidates(sg, "Sales", (3, 3), 310.0, "General", 3)
+    assert (match.rank, match.formula, match.source) == (1, "=B4+C4", "copy")
+    assert match.block == math.log1p(4)  # D2, D3, D5, D6 hold it: D4 itself is hidden
+
+
 def test_counts_say_what_scored_each_typed_number(folder):
     # D4 stands in a run with formulas, and its fix gives its value: the structure settles it,
     # and the engine's budget goes to the other ten typed numbers, in order; every number is

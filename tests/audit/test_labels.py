@@ -71,6 +71,13 @@ def test_totals_that_look_like_years_are_no_line_of_years():
     assert labels(sc, numbers(sc)) == set()
 
 
+def test_codes_counted_on_by_a_formula_are_a_line_whose_seed_is_a_label():
+    # =MAX(A$1:A1)+1 reads a range, but it counts on: it is no total, and the line holds
+    grid = [[1], [("=MAX(A$1:A1)+1", 2)], [("=MAX(A$1:A2)+1", 3)], [("=MAX(A$1:A3)+1", 4)]]
+    sc = sheet_context(grid)
+    assert labels(sc, numbers(sc)) == {(0, 0)}
+
+
 def test_year_label_is_no_number_a_total_leaves_out():
     grid = [
         ["Site", 2000, 2001, 2002],

@@ -16,7 +16,8 @@ from fortap.errors import FortapError
 # every fact `auditor` writes, by kind (the match_<source> flags: the engine's sources)
 FACTS = {
     MISSING: {"run_share", "hole", "run_formulas", "run_cells", "fix_equal", "top_equal",
-              "lower_equal", "weak_equal", "match_score", "checked", "run_end", "total_line"},
+              "lower_equal", "weak_equal", "match_score", "checked", "run_end", "total_line",
+              "copy_block"},
     INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "slip", "fix_differs",
                    "dropped", "stops_short", "short_below", "blank_ends", "left_out"},
 }  # fmt: skip

@@ -58,8 +58,9 @@ class Short:
 
 @dataclass(frozen=True)
 class Total:
-    """A formula that totals the cells above it in its column (`axis` 0) or before it in its
-    row (1): its range's reference and box (top, left, bottom, right)."""
+    """A formula that totals the cells of its own column (`axis` 0) or row (1), above it or
+    before it (`totals(after=True)`: on either side): its range's reference and box (top, left,
+    bottom, right)."""
 
     cell: tuple[int, int]
     axis: int

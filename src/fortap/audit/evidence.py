@@ -6,7 +6,8 @@ value it is compared with):
   the cell (`suggest.api.preview`);
 - `candidates`: the suggestion engine asked for the cell as a user would (`suggest.api.candidates`,
   the sheet setting): the first of its `top` printed suggestions whose preview equals the
-  typed number at display precision (`display.same_shown`), with its rank and ranker score.
+  typed number at display precision (`display.same_shown`), with its rank and ranker score,
+  and for a copy the size of the block it is copied from.
 A preview that is an error, or that the engine could not compute, is no evidence either way: an
 inherited error says nothing of the typed number, and neither does an unknown value.
 """
@@ -28,6 +29,7 @@ class Match:
     formula: str
     score: float
     source: str
+    block: float = 0.0  # a copy's block, log(1 + its formulas): `copy_log_n`; 0 for other sources
 
 
 def number_of(shown: Preview) -> float | None:
@@ -46,8 +48,8 @@ def fix_value(sg: Suggester, sheet: str, cell: tuple[int, int], fix: str) -> flo
 def candidates(sg: Suggester, sheet: str, cell: tuple[int, int], value: float, number_format: str,
                top: int) -> Match | None:  # fmt: skip
     """The first of the engine's `top` suggestions for the cell whose preview shows `value`."""
-    for s in api.candidates(sg, sheet, cell, top):
+    for s, features in api.candidates(sg, sheet, cell, top):
         number = s.error is None and isinstance(s.value, float) and not isinstance(s.value, bool)
         if number and same_shown(s.value, value, number_format):
-            return Match(s.rank, s.formula, s.score, s.source)
+            return Match(s.rank, s.formula, s.score, s.source, features.get("copy_log_n", 0.0))
     return None

@@ -25,6 +25,7 @@ import re
 
 from fortap.audit.aggregates import total_range
 from fortap.audit.structure import AXES, is_number, runs
+from fortap.formula.nodes import Func, Op
 from fortap.sheet.model import Sheet
 from fortap.suggest.api import SheetContext
 from fortap.table.layout import is_year
@@ -47,10 +48,16 @@ def labels(sc: SheetContext, typed: set[tuple[int, int]]) -> set[tuple[int, int]
 
 
 def _total(sc: SheetContext, cell: tuple[int, int]) -> bool:
-    """A total (`aggregates.total_range`): its value is a sum, whatever year it may look like
-    (a row of totals 1,944, 1,937, 1,841 is no line of years)."""
+    """A total (`aggregates.total_range`) and nothing more (`=SUM(B2:C2)`, `=+SUM(B2:C2)`): its
+    value is a sum, whatever year it may look like (a row of totals 1,944, 1,937, 1,841 is no
+    line of years). A code counted on from one (`=MAX(A$2:A2)+1`) is no total here."""
     k = sc.index.get(cell)
-    return k is not None and total_range(sc.formulas[k], sc.sheet.name) is not None
+    if k is None or total_range(f := sc.formulas[k], sc.sheet.name) is None:
+        return False
+    root = f.ast
+    while isinstance(root, Op) and root.op in ("+", "-") and len(root.args) == 1:
+        root = root.args[0]  # a sign before the total (`=+SUM(...)`, Lotus's habit)
+    return isinstance(root, Func)
 
 
 def _whole(sheet: Sheet, row: int, col: int) -> float | None:

@@ -5,7 +5,8 @@ formulas as a `SheetContext`); then, per cell, as 0-based (row, col) of a named 
 - `preview`: the value a formula would show at the cell, with chosen cells read as empty;
 - `current`: the value the cell shows now, as the preview engine computes it;
 - `candidates`: the engine's best `k` suggestions for the cell, ranked and previewed, asked as
-  `fortap suggest` asks (the sheet setting, the cell itself hidden);
+  `fortap suggest` asks (the sheet setting, the cell itself hidden), with the ranker's features
+  of each;
 - `reanchor` / `refs_of`: a formula copied to another cell as Excel's fill does it, and the
   references a formula tree holds;
 - `find_sheet`: a sheet by name (exact, then ignoring case), or an error naming the book;
@@ -19,6 +20,7 @@ Everything else under `fortap.suggest` may change without notice to other packag
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from fortap.suggest.calc_book import native_stderr_silenced
@@ -69,7 +71,12 @@ def current(sg: Suggester, sheet: str, cell: Cell) -> Preview:
     return sg.previewer.value(sheet, row + 1, col + 1)
 
 
-def candidates(sg: Suggester, sheet: str, cell: Cell, k: int) -> list[Suggestion]:
+def candidates(sg: Suggester, sheet: str, cell: Cell,
+               k: int) -> list[tuple[Suggestion, Mapping[str, float]]]:  # fmt: skip
     """The engine's best `k` suggestions for `cell` of `sheet`, each with its preview (rank 1
-    first), as `fortap suggest` gives them: the sheet setting, the cell itself hidden."""
-    return sg.ranking(Target(sheet, *cell), k=k).printed
+    first), as `fortap suggest` gives them: the sheet setting, the cell itself hidden. Each
+    comes with its candidate's features, the ranker's inputs (`copy_log_n`: the size of the
+    block a copy comes from, ...)."""
+    ranking = sg.ranking(Target(sheet, *cell), k=k)
+    features = {c.formula: c.features for c in ranking.candidates}
+    return [(s, features.get(s.formula, {})) for s in ranking.printed]
