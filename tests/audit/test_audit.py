@@ -10,7 +10,7 @@ from fortap.audit.score import load_weights
 from fortap.errors import FortapError
 from fortap.suggest.engine import Suggester
 
-from .books import clean, odd_formula, short_range, typed_total
+from .books import SALES, clean, odd_formula, short_range, typed_total
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +109,27 @@ def test_an_engine_match_copied_from_a_block_says_how_large_the_block_is(folder)
     match = evidence.candidates(sg, "Sales", (3, 3), 310.0, "General", 3)
     assert (match.rank, match.formula, match.source) == (1, "=B4+C4", "copy")
     assert match.block == math.log1p(4)  # D2, D3, D5, D6 hold it: D4 itself is hidden
+
+
+def test_only_a_copy_match_writes_its_block(folder):
+    import math
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sales"
+    ws.append(["Region", "Q1", "Q2", "Total"])
+    for i, (region, q1, q2) in enumerate(SALES[:3], start=2):
+        ws.append([region, q1, q2, f"=B{i}+C{i}"])
+    ws.append([None])
+    ws.append(["West", 70, 60, 130])  # D6 typed, a blank row below the block D2:D4
+    wb.save(folder / "gap.xlsx")
+    done = audit(Suggester.open(folder / "gap.xlsx"), cfg=AuditConfig(min_score=0.0))
+    facts = {f.a1: dict(f.facts) for f in done.findings}
+    assert facts["D6"]["match_copy"] == 1.0 and facts["D6"]["copy_block"] == math.log1p(3)
+    others = [a for a, x in facts.items() if a != "D6" and any(k.startswith("match_") for k in x)]
+    assert others and all("copy_block" not in facts[a] for a in others)  # another source's match
 
 
 def test_counts_say_what_scored_each_typed_number(folder):
