@@ -33,12 +33,13 @@ within a relative 1e-9; anchors that are 0 explain nothing (everything computes 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
 from fortap.sheet.model import a1
 from fortap.suggest.candidates.base import Candidate, SourceFunction
-from fortap.suggest.candidates.values import values_of
+from fortap.suggest.candidates.values import numbers_within, values_of
 from fortap.suggest.context import BookContext, Place, Target
 
 FEATURES = ("ind_row", "ind_col", "ind_support", "ind_near", "ind_log_amb", "ind_kind",
@@ -77,7 +78,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
         return v if math.isfinite(v) else None
 
     held = values_of(sc)
-    keys = sc.number_keys  # (m,) sorted, built with `held`
+    within = partial(numbers_within, sc)
     found: dict[Template, dict] = {}
     for axis, (dr, dc) in (("row", (0, 1)), ("col", (1, 0))):
         for d in (k for k in range(-REACH, REACH + 1) if k):
@@ -85,7 +86,7 @@ def candidates(ctx: BookContext, target: Target, hidden: frozenset[Place]):
             v = value(*at)
             if v is None or v == 0.0:
                 continue
-            explained = _explain(value, at, v, keys)
+            explained = _explain(value, at, v, within)
             rivals = 1 + sum(tpl[0] not in CONSTANT for tpl in explained)
             for tpl in explained:
                 rec = found.setdefault(tpl, {"row": 0, "col": 0, "near": 99, "amb": 1e9})
@@ -172,10 +173,9 @@ def by_strength(cands) -> list:
     return sorted((c for c in cands if "ind_support" in c.features), key=strength)
 
 
-def _explain(value, at: tuple[int, int], v: float, keys: np.ndarray) -> list[Template]:
+def _explain(value, at: tuple[int, int], v: float, within) -> list[Template]:
     """The templates (offsets relative to `at`) that compute `v` at `at` from visible numbers;
-    `keys` (the sheet's sorted number keys, `values.values_of`) holds the fixed cells'
-    constants."""
+    `within` (`values.numbers_within` of the sheet) finds the fixed cells' constants."""
     out: list[Template] = []
     ar, ac = at
     for dr, dc in SIDES.values():
@@ -203,7 +203,7 @@ def _explain(value, at: tuple[int, int], v: float, keys: np.ndarray) -> list[Tem
         for i in np.flatnonzero(_close(vals, v)):
             out.append(("ref", *offs[i]))
         some = np.flatnonzero(vals != 0.0)
-        out += _constants([offs[i] for i in some], vals[some], v, keys)
+        out += _constants([offs[i] for i in some], vals[some], v, within)
         out += _pairs(offs, vals, v)
     return out
 
@@ -231,20 +231,20 @@ def _pairs(offs: list[tuple[int, int]], vals: np.ndarray, v: float) -> list[Temp
 
 
 def _constants(offs: list[tuple[int, int]], xs: np.ndarray, v: float,
-               keys: np.ndarray) -> list[Template]:  # fmt: skip
+               within) -> list[Template]:  # fmt: skip
     """`v` as each cell's value x (offsets `offs`, nonzero values `xs` (m,)) and a short
-    constant: x+k, x-k, x*k, x/k; and, for each number h of the sheet that is k (`keys`: the
-    sheet's sorted number keys, `values.values_of`), as x and the fixed cell that holds h (a
-    negative h too: `=A3+$D$1` with D1 = -150.5). h is k within a relative 1e-9 of k, as for
-    the module's equality; for `+` and `-` also within the rounding that `k = v - x` carries from
-    the stored v and x (`STORED`), which grows with v and x, not with k. The line's constants
-    are looked up together (one search per kind, not one per cell)."""
+    constant: x+k, x-k, x*k, x/k; and, for each number h of the sheet that is k (`within`: the
+    sheet's sorted number keys and the span near each k, `values.numbers_within`), as x and the
+    fixed cell that holds h (a negative h too: `=A3+$D$1` with D1 = -150.5). h is k within a
+    relative 1e-9 of k, as for the module's equality; for `+` and `-` also within the rounding
+    that `k = v - x` carries from the stored v and x (`STORED`), which grows with v and x, not
+    with k. The line's constants are looked up together (one search per kind, not one per
+    cell)."""
     with np.errstate(all="ignore"):  # an overflowing v / x is no constant (`held` drops it)
         ks = np.stack([v - xs, xs - v, v / xs, xs / v])  # (4, m): +k, -k, *k, /k
         tol = 1e-9 * np.abs(ks)  # (4, m)
         tol[:2] += STORED * (abs(v) + np.abs(xs))
-        lo = np.searchsorted(keys, ks - tol, side="left")  # (4, m)
-        hi = np.searchsorted(keys, ks + tol, side="right")  # (4, m)
+    keys, lo, hi = within(ks, tol)  # lo, hi (4, m)
     held = np.isfinite(ks) & (ks != 0.0) & (hi > lo)  # (4, m)
     out: list[Template] = []
     for i, off in enumerate(offs):

@@ -2,9 +2,8 @@
 
 `echo` looks up the other cells that hold an anchor's value (a label, a parameter); `induced`
 looks up the cells that hold a constant its anchors agree on (a total, a rate), by value within a
-tolerance (the sorted `SheetContext.number_keys`, searched for a whole line of anchors at once;
-`numbers_near` for one value), since a constant recovered from `v - x` carries the rounding of
-`v`.
+tolerance (`numbers_within`: the sorted number keys searched for many constants at once;
+`numbers_near` for one), since a constant recovered from `v - x` carries the rounding of `v`.
 Both count a value by `key_of`: a text of 2+ characters (stripped), or a number that is not a
 small integer (`number_key`). The index holds every cell, hidden ones and the target included:
 each caller checks what it finds.
@@ -55,14 +54,24 @@ def values_of(sc: SheetContext) -> dict[Key, list[tuple[int, int]]]:
                 index[key].append(rc)
         sc.value_index = dict(index)
         numbers = [key[1] for key in index if key[0] == "n"]
-        sc.number_keys = np.sort(np.array(numbers, np.float64))  # (m,): numbers_near, induced
+        sc.number_keys = np.sort(np.array(numbers, np.float64))  # (m,): `numbers_within`
     return sc.value_index
+
+
+def numbers_within(sc: SheetContext, ks: np.ndarray,
+                   tol: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The sheet's sorted number keys (m,) (`values_of`), and for each k of `ks` (any shape)
+    the span [lo, hi) of those within its `tol` of it (lo, hi shaped as `ks`); a k that is not
+    finite gets a span as numpy's search gives it, which the caller drops."""
+    values_of(sc)  # builds the sorted keys with the index
+    keys = sc.number_keys
+    with np.errstate(all="ignore"):  # inf - inf, or an overflow: no finite k, dropped
+        lo = np.searchsorted(keys, ks - tol, side="left")
+        hi = np.searchsorted(keys, ks + tol, side="right")
+    return keys, lo, hi
 
 
 def numbers_near(sc: SheetContext, k: float, tol: float) -> list[float]:
     """The number keys of the sheet's index (`values_of`) within `tol` of `k`, ascending."""
-    values_of(sc)  # builds the sorted keys with the index
-    keys = sc.number_keys
-    lo = int(np.searchsorted(keys, k - tol, side="left"))
-    hi = int(np.searchsorted(keys, k + tol, side="right"))
-    return [float(x) for x in keys[lo:hi]]
+    keys, lo, hi = numbers_within(sc, np.float64(k), np.float64(tol))
+    return [float(x) for x in keys[int(lo) : int(hi)]]
