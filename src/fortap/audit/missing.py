@@ -81,9 +81,7 @@ def _run_holes(sc: SheetContext, run: Run, typed: set[tuple[int, int]]) -> list[
         model = sc.formulas[slots[nearest(at_text[text], at)]]  # type: ignore[index]
         sides = [i for i in (at - 1, at + 1) if 0 <= i < len(slots)]
         hole = len(sides) == 2 and all(texts[i] == text for i in sides) and count[text] >= 2
-        copy = reanchor(model, cell)
-        fix = None if copy is None else "=" + copy.text.lstrip("=")
-        out.append(Hole(cell, run, model, len(along), share, hole, fix))
+        out.append(Hole(cell, run, model, len(along), share, hole, _fix(model, cell)))
     return out
 
 
@@ -112,8 +110,12 @@ def line_holes(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Hole]:
             at = cell[axis]
             near = min(on_line, key=lambda t: (abs(t[axis] - at), t[axis]))
             model = sc.formulas[sc.index[near]]
-            copy = reanchor(model, cell)
-            fix = None if copy is None else "=" + copy.text.lstrip("=")
             line = Run(axis, tuple(sorted([*on_line, cell])))
-            out.append(Hole(cell, line, model, len(on_line), 1.0, False, fix, line=True))
+            out.append(Hole(cell, line, model, len(on_line), 1.0, False, _fix(model, cell), True))
     return out
+
+
+def _fix(model: Formula, cell: tuple[int, int]) -> str | None:
+    """`model` re-anchored to `cell`, as its fix reads (None: a reference leaves the sheet)."""
+    copy = reanchor(model, cell)
+    return None if copy is None else "=" + copy.text.lstrip("=")
