@@ -57,9 +57,9 @@ def test_help_lists_the_commands_in_pipeline_order():
     assert result.exit_code == 0, result.output
     shown = help_commands(result.output)
     assert shown[:6] == ["ingest", "formula", "build-corpus", "pretrain", "finetune", "evaluate"]
-    assert shown[-5:] == ["suggest", "audit", "train-ranker", "serve", "demo"]
+    assert shown[-6:] == ["suggest", "audit", "recover", "train-ranker", "serve", "demo"]
     # the model-folder commands and the task tools sit between evaluate and suggest
-    assert shown[6:-5] == ["check-model", "release", "cell-types", "ask"]
+    assert shown[6:-6] == ["check-model", "release", "cell-types", "ask"]
     assert shown == [name for name in COMMAND_ORDER if name in shown]
 
 
@@ -81,7 +81,8 @@ def test_evaluate_names_the_options_the_task_takes(tmp_path):
     assert result.exit_code == 1, result.output
     assert result.output.strip() == (
         "error: evaluate formula-suggestion takes no --corpus, --max-test; its options are "
-        "--model, --seed, --split, --ranker, --config, --set and --threads"
+        "--model, --seed, --split, --ranker, --split-by, --per-book, --settings, --config, "
+        "--set and --threads"
     )
     args[1] = "formula-prediction"
     result = CliRunner().invoke(app, [*args, "--split", "dev"])

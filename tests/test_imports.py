@@ -28,7 +28,8 @@ STAGES: tuple[tuple[str, ...], ...] = (
     # ingest report records; `config` is the preset/override machinery, knowing no component
     ("ingest_report", "config"),
     ("sheet",),
-    ("table",),
+    # `synthesis` finds the formulas a block's values obey from a sheet's numbers alone
+    ("table", "synthesis"),
     # `ingest` turns workbooks into tables (sheet + table) and nothing below needs it
     ("formula", "ingest"),
     ("text",),  # the tokenizer knows the formula tokens
@@ -36,7 +37,8 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("corpus", "model"),  # siblings: samples and the encoder never import each other
     ("objectives",),
     ("training",),
-    ("tasks",),
+    # `recover` puts formulas back from values (synthesis); the service offers it
+    ("tasks", "recover"),
     ("suggest",),
     ("audit",),
     ("demo",),

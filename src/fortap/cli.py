@@ -44,6 +44,7 @@ COMMAND_ORDER = (
     "ask",
     "suggest",
     "audit",
+    "recover",
     "train-ranker",
     "serve",
     "demo",
@@ -471,6 +472,24 @@ def evaluate(
     ranker: Annotated[
         Path | None, typer.Option(help="formula-suggestion: ranker folder (default: shipped).")
     ] = None,
+    split_by: Annotated[
+        str | None,
+        typer.Option(
+            help="formula-suggestion: what the split draws: 'workbook' (default) or 'sheet' "
+            "(the paper's Enron split: every workbook read, only that side's sheets asked)."
+        ),
+    ] = None,
+    per_book: Annotated[
+        int | None,
+        typer.Option(help="formula-suggestion: at most N targets per workbook (evenly spread)."),
+    ] = None,
+    settings: Annotated[
+        str | None,
+        typer.Option(
+            help="formula-suggestion: settings asked, comma-separated "
+            "(default sheet,new-formula,paper)."
+        ),
+    ] = None,
     threads: ThreadsOption = 0,
     overwrite: OverwriteOption = False,
 ) -> None:
@@ -480,8 +499,9 @@ def evaluate(
     but an earlier evaluation is refused unless --overwrite."""
     _set_threads(threads)
     flags = dict(
-        model=model, max_test=max_test, seed=seed, corpus=corpus, split=split, ranker=ranker
-    )
+        model=model, max_test=max_test, seed=seed, corpus=corpus, split=split, ranker=ranker,
+        split_by=split_by, per_book=per_book, settings=settings,
+    )  # fmt: skip
     found, cfg = _task_config(task.value, "evaluate", config, set_, flags)
     _claim(out, "evaluate", overwrite, tables)
     found.evaluate(tables, out, cfg)
@@ -655,6 +675,11 @@ app.command("train-ranker")(_fail_cleanly(train_ranker_command))
 from fortap.audit.cli import audit_command  # noqa: E402
 
 app.command("audit")(_fail_cleanly(audit_command))
+
+# `fortap recover` lives in fortap.recover.cli (typer only at import)
+from fortap.recover.cli import recover_command  # noqa: E402
+
+app.command("recover")(_fail_cleanly(recover_command))
 
 
 def main() -> None:

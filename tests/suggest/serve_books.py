@@ -88,3 +88,28 @@ def typed_total_bytes() -> bytes:
     out = io.BytesIO()
     wb.save(out)
     return out.getvalue()
+
+
+# Orders!A1:D10 holds only values: Item | Qty | Price | Amount over eight items, Amount typed as
+# Qty * Price, and a Total row whose D10 is typed as the sum of the amounts
+ORDER_ROWS = [("Bolts", 12, 3), ("Nuts", 30, 2), ("Washers", 8, 15), ("Screws", 45, 4),
+              ("Hinges", 7, 11), ("Brackets", 9, 34), ("Rivets", 50, 6), ("Pins", 13, 5)]  # fmt: skip
+ORDER_FORMULAS = {f"D{i}": f"=B{i}*C{i}" for i in range(2, 10)} | {"D10": "=SUM(D2:D9)"}
+ORDER_VALUES = {f"D{i}": float(q * p) for i, (_, q, p) in enumerate(ORDER_ROWS, start=2)} | {
+    "D10": float(sum(q * p for _, q, p in ORDER_ROWS))
+}
+
+
+@functools.cache
+def orders_bytes() -> bytes:
+    """The values-only Orders sheet above as .xlsx bytes (no formula anywhere)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Orders"
+    ws.append(["Item", "Qty", "Price", "Amount"])
+    for item, qty, price in ORDER_ROWS:
+        ws.append([item, qty, price, qty * price])
+    ws.append(["Total", None, None, sum(q * p for _, q, p in ORDER_ROWS)])
+    out = io.BytesIO()
+    wb.save(out)
+    return out.getvalue()

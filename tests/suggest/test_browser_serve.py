@@ -4,9 +4,10 @@ Uploads a generated budget, clicks its empty March total, sees `=SUM(D2:D6)` and
 accepts it with Tab, checks the grid and the downloaded file; a 10,000-cell sheet draws only
 the cells in view. The cell-type toggle colours the cells as the legend says, and a question's
 answer is outlined and its formula put into a cell; the findings toggle outlines a typed number in
-a block of formulas, and its fix is applied with one click. A page on another origin cannot upload (by a form post, a fetch, or a DNS
-name rebound to the server), while the page itself still can. The screenshot is saved beside
-the test's tmp folder (`serve.png`).
+a block of formulas, and its fix is applied with one click; Recover formulas lists the formulas of
+a values-only sheet, accepts one, then all. A page on another origin cannot upload (by a form
+post, a fetch, or a DNS name rebound to the server), while the page itself still can. The
+screenshot is saved beside the test's tmp folder (`serve.png`).
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
 from fortap.suggest.service.cell_types import LEGEND  # noqa: E402
 from tests.suggest.serve_auditor import PAGE_AUDITOR  # noqa: E402
 from tests.suggest.serve_books import (  # noqa: E402
+    ORDER_FORMULAS,
     TOTAL_FORMULA,
     TOTAL_VALUE,
     TYPED_CELL,
     TYPED_FIX,
     big_sheet_bytes,
     budget_bytes,
+    orders_bytes,
     typed_total_bytes,
 )
 
@@ -227,6 +230,51 @@ def test_findings_outline_a_typed_number_and_one_click_applies_its_fix(page, tmp
     page.uncheck("#flags")
     assert page.is_hidden("#flag-legend")
     print(f"screenshot: {tmp_path / 'serve-findings.png'}")
+
+
+def test_recover_formulas_lists_them_and_accepts_one_then_all(page, tmp_path):
+    book = tmp_path / "orders.xlsx"
+    book.write_bytes(orders_bytes())
+    _upload(page, book)
+    page.wait_for_selector('.c[data-a1="A10"]:has-text("Total")')
+    assert page.locator(".c.f, .c.acc").count() == 0  # values only
+
+    page.click("#recover-btn")
+    page.wait_for_selector("#rc-list li")
+    assert page.inner_text("#rc-sheet") == "Orders"
+    listed = page.eval_on_selector_all(
+        "#rc-list li",
+        "lis => lis.map(li => [li.dataset.cell, li.querySelector('.formula').textContent])",
+    )
+    assert dict(listed) == ORDER_FORMULAS
+    assert page.inner_text("#rc-summary").startswith("9 formulas give exactly the value typed")
+    assert page.locator(".c.rec").count() == 9  # outlined in the grid
+    page.click('#rc-list li[data-cell="D5"]')  # a row shows its cell
+    assert page.get_attribute(".c.sel", "data-a1") == "D5"
+    page.screenshot(path=str(tmp_path / "serve-recover.png"))
+
+    page.click('#rc-list li[data-cell="D2"] .rc-accept')
+    assert page.wait_for_selector('.c.acc[data-a1="D2"]').inner_text() == "36"
+    assert "Orders!D2 =B2*C2 accepted" in page.inner_text("#status")
+    assert page.get_attribute('#rc-list li[data-cell="D2"]', "class") == "done"
+    assert page.inner_text("#rc-all") == "Accept all (8)"
+
+    page.click("#rc-all")
+    page.wait_for_selector('.c.acc[data-a1="D10"]')
+    assert page.locator(".c.acc").count() == 9 and page.locator(".c.rec").count() == 0
+    assert "8 recovered formulas accepted on Orders" in page.inner_text("#status")
+    assert page.is_disabled("#rc-all")
+    page.click('.c[data-a1="D3"]')  # clicking the grid closes the panel
+    assert page.is_hidden("#recover")
+    assert page.inner_text("#fb-text") == "=B3*C3"
+
+    with page.expect_download() as download:
+        page.click("#download")
+    saved = tmp_path / "recovered.xlsx"
+    download.value.save_as(saved)
+    ws = openpyxl.load_workbook(saved)["Orders"]
+    assert {cell: ws[cell].value for cell in ORDER_FORMULAS} == ORDER_FORMULAS
+    print(f"screenshot: {tmp_path / 'serve-recover.png'}")
 
 
 ATTACK = """<!doctype html><title>another site</title>

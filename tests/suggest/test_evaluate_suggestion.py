@@ -48,7 +48,11 @@ def test_evaluate_writes_metrics_per_setting_and_a_report(tmp_path):
     assert m["sheet"]["detail"]["recall"]["pooled"] == 1.0
     for setting in ("sheet", "paper"):  # a right formula has the right sketch
         d = m[setting]["detail"]
-        assert d["paper_top1"]["pooled"] <= d["sketch_top1"]["pooled"] <= d["sketch_top5"]["pooled"]
+        assert (
+            d["text_nodollar_top1"]["pooled"]
+            <= d["sketch_top1"]["pooled"]
+            <= d["sketch_top5"]["pooled"]
+        )
     saved = json.loads((out / "metrics.json").read_text())
     assert saved["sheet"]["exact_top1"] == m["sheet"]["exact_top1"]
     assert "## All targets" in (out / "report.md").read_text()

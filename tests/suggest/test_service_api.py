@@ -207,7 +207,7 @@ def test_the_page_and_its_files_are_served(client):
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/app.css").status_code == 200
     assert "cdn" not in page.text.lower()
-    for script in ("app.js", "findings.js"):
+    for script in ("app.js", "findings.js", "recover.js"):
         assert f'<script src="/static/{script}">' in page.text
         assert "http" not in client.get(f"/static/{script}").text
     assert client.get("/docs").status_code == 404  # Swagger UI would load a CDN's scripts
@@ -222,6 +222,8 @@ def test_openapi_lists_every_endpoint(client):
         "/workbooks/{book_id}/ask",
         "/workbooks/{book_id}/cells",
         "/workbooks/{book_id}/download",
+        "/workbooks/{book_id}/recover",
+        "/workbooks/{book_id}/recover/accept",
         "/workbooks/{book_id}/sheets/{sheet}",
         "/workbooks/{book_id}/sheets/{sheet}/findings",
         "/workbooks/{book_id}/sheets/{sheet}/types",

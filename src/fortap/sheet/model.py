@@ -8,7 +8,7 @@ formula-bearing nor styled are absent and read back as `EMPTY`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 CellKind = Literal["empty", "text", "number", "bool", "date", "error"]
@@ -161,6 +161,13 @@ class Sheet:
         for (r, c), cell in self.cells.items():
             if cell.formula is not None:
                 yield r, c, cell
+
+    def values_only(self) -> Sheet:
+        """This sheet as an export or a paste shows it: every formula replaced by its cached
+        value (a formula without one leaves an empty cell), styles kept."""
+        cells = {rc: replace(cell, formula=None, array_formula=False)
+                 for rc, cell in self.cells.items()}  # fmt: skip
+        return replace(self, cells=cells, arrays=())
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,10 @@
   shortest path).
 - Side: the formula-prediction split by `book_key` (`split_of` with the default
   `SplitConfig`), except that the three related 2050-Calculator models (`model`, `model2`,
-  `rangearrayformulaesa`) all take the side of `model`.
+  `rangearrayformulaesa`) all take the side of `model`. Split by sheet (`sheet_side`, the
+  paper's split of Enron): the same hash and shares on the workbook's key and the sheet's name,
+  so the sheets of one workbook fall on every side (and a sheet of the three linked models on
+  the same side in each).
 - Targets: the formula cells kept by the paper's first-five-per-row/column rule over each
   sheet's R1C1 texts (`fortap.formula.occurrences`).
 """
@@ -59,10 +62,17 @@ def workbooks_on(paths: Sequence[str | Path], side: str, command: str, option: s
 
 def side_of(path: str | Path, cfg: SplitConfig | None = None) -> str:
     """The workbook's side of the formula-prediction split: "train", "dev" or "test"."""
+    return split_of(_key(path), cfg or SplitConfig())
+
+
+def sheet_side(path: str | Path, sheet: str, cfg: SplitConfig | None = None) -> str:
+    """A sheet's side of the split by sheet: "train", "dev" or "test" (module doc)."""
+    return split_of(f"{_key(path)}!{sheet.casefold()}", cfg or SplitConfig())
+
+
+def _key(path: str | Path) -> str:
     key = book_key(str(path))
-    if key in LINKED:
-        key = LINKED[0]
-    return split_of(key, cfg or SplitConfig())
+    return LINKED[0] if key in LINKED else key
 
 
 def targets_of(ctx: BookContext, limit: int = 5) -> list[Target]:

@@ -58,6 +58,8 @@ class SheetContext:
     value_index: dict | None = field(default=None, repr=False)  # built by `candidates.values`
     number_keys: np.ndarray | None = field(default=None, repr=False)  # built by `candidates.values`
     keyed_cells: np.ndarray | None = field(default=None, repr=False)  # built by `keyed`
+    grid: object | None = field(default=None, repr=False)  # `synthesis.Grid`, built by `synth`
+    grid_built: bool = field(default=False, repr=False)
     label_index: tuple | None = field(default=None, repr=False)  # built by `keyed`
     _counts: dict[str, np.ndarray] | None = field(default=None, repr=False)
 

@@ -3,9 +3,14 @@
 The workbooks are read themselves (sheet-wide and cross-sheet sources need whole sheets).
 With `split="test"` only the test side of the formula-prediction split is evaluated
 (`books.side_of`, the side the ranker never trained on); with `split="dev"` the dev side (where
-the ranker's design choices are made); with `split="all"` every workbook given. Each target
-(`books.targets_of`: the paper's first five per row/column per R1C1, cross-sheet formulas
-included) is asked in three settings:
+the ranker's design choices are made); with `split="all"` every workbook given. With
+`split_by="sheet"` (the paper splits Enron by sheet) every workbook is read and the split is
+drawn per sheet instead (`books.sheet_side`, the same shares): only targets on that side's
+sheets are asked. The other sheets' formulas are then those of training-side sheets too, and
+the sheet and new-formula settings see them as they see any other sheet; and a workbook the
+shipped ranker trained on (by workbook) takes part with its test-side sheets, whose formulas
+that ranker has seen. Each target (`books.targets_of`: the paper's first five per row/column
+per R1C1, cross-sheet formulas included) is asked in three settings:
 
 - *sheet*: every other formula of the workbook visible (a user asking about one cell);
 - *new-formula*: the target's dragged block hidden too (the formula is new to its sheet);
@@ -23,14 +28,18 @@ Every target is asked through `Suggester.ranking`, the one path of `fortap sugge
 setting's hidden cells passed to it, previews and their reordering included). Per target and
 setting one record (`records.jsonl`): whether the gold is among the candidates (recall, also
 per source), and the gold's rank under the ranker alone and under the fixed rule order
-(nearest-formula fill, then AutoSum), both on the same candidates, by the exact text (`$`
-kept) and by the paper's sketch + range match (`$` stripped); the place of the first of the
-ranker's top five whose sketch is the gold's (the paper's sketch top-k); and, in the order
-`suggest` prints, the gold's final rank (`printed_rank`, `printed_paper_rank`; None beyond the
-`PRINTED` printed) and its preview when it was previewed (`gold_preview`); and whether the
-gold reads another sheet (`cross_sheet`).
-`summary.summarise` turns the records into `metrics.json` (the ranker-only metrics) and
-`printed_metrics` adds the printed order's under `printed_*` keys beside them;
+(nearest-formula fill, then AutoSum), both on the same candidates: by the exact text (`$`
+kept: `rank`, `rule_rank`), by the text with `$` stripped (`nodollar_rank`,
+`nodollar_rule_rank`) and by the paper's formula key (`protocol.KeyMatcher`: sketch with each
+reference's cell, constants by type: `key_rank`, `key_rule_rank`, and `key_recall`, whether
+any candidate has the gold's key); the place of the first of the ranker's top five whose
+sketch is the gold's (the paper's sketch top-k); and, in the order `suggest` prints, the
+gold's final rank (`printed_rank`, `printed_nodollar_rank`; None beyond the `PRINTED`
+printed) and its preview when it was previewed (`gold_preview`); whether the gold reads
+another sheet (`cross_sheet`); and what places the target in the paper's subsets (`kept`, the
+paper's filters; `tokens`, `in_table`, `window10`: `protocol.gold_facts`).
+`summary.summarise` turns the records into `metrics.json` (the ranker's order, the printed
+order's under `printed_*` keys beside it, and the paper's protocol under `paper_protocol`);
 `report.write_report` writes `report.md` with plots.
 """
 
@@ -43,39 +52,32 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
 from fortap.console import progress
 from fortap.corpus.spread import spread
-from fortap.metrics.bootstrap import bootstrap_gap
-from fortap.suggest.books import contexts, targets_of, workbooks_on
+from fortap.suggest.books import contexts, sheet_side, targets_of, workbooks_on
 from fortap.suggest.candidates import FLAG, source_names
-from fortap.suggest.context import Target
+from fortap.suggest.context import BookContext, Target
 from fortap.suggest.engine import Suggester
 from fortap.suggest.features import rule_order
 from fortap.suggest.preview import Previewer
+from fortap.suggest.protocol import KeyMatcher, gold_facts
 from fortap.suggest.ranker import Ranker
-from fortap.suggest.summary import by_book, rate
+from fortap.suggest.summary import summarise
 from fortap.suggest.train import gold_text, hidden_for, sketch_at
 from fortap.tasks.formula_prediction.metrics import sketch_key
 
 SETTINGS = ("sheet", "new-formula", "paper")
 SPLITS = ("test", "dev", "all")
+SPLIT_BY = ("workbook", "sheet")
 PRINTED = 5  # suggestions printed per target (what `fortap suggest` shows by default)
-# printed-order metric -> the record field holding a 0-based rank and the k it counts
-PRINTED_RATES = {
-    "printed_exact_top1": ("printed_rank", 1),
-    "printed_exact_top5": ("printed_rank", 5),
-    "printed_paper_top1": ("printed_paper_rank", 1),
-    "printed_paper_top5": ("printed_paper_rank", 5),
-}
 
 
 @dataclass(frozen=True)
 class SuggestEvalConfig:
     """What `evaluate` reads and measures."""
 
-    split: str = "test"  # "test" / "dev": that side of the workbook split; "all": every workbook
+    split: str = "test"  # "test" / "dev": that side of the split; "all": every workbook
+    split_by: str = "workbook"  # what the split draws: "workbook", or "sheet" (the paper's Enron)
     ranker: Path | None = None  # ranker folder; None = the default shipped with fortap
     model: Path | None = None  # formula-prediction model folder (adds the model source)
     per_book: int | None = None  # at most this many targets per workbook (evenly spread)
@@ -87,6 +89,10 @@ class SuggestEvalConfig:
     def __post_init__(self) -> None:
         if self.split not in SPLITS:
             raise ValueError(f"SuggestEvalConfig.split must be one of {SPLITS}, got {self.split!r}")
+        if self.split_by not in SPLIT_BY:
+            raise ValueError(
+                f"SuggestEvalConfig.split_by must be one of {SPLIT_BY}, got {self.split_by!r}"
+            )
         bad = [s for s in self.settings if s not in SETTINGS]
         if bad:
             raise ValueError(f"SuggestEvalConfig.settings: unknown {bad}; known {SETTINGS}")
@@ -105,6 +111,8 @@ def target_records(sug: Suggester, book: str, target: Target, settings) -> list[
     ctx = sug.context
     gold = gold_text(ctx, target)
     formula = ctx.formula_at(target.sheet, target.row, target.col)
+    keys = KeyMatcher(target, formula)  # shared by the settings: most candidates recur
+    facts = gold_facts(ctx, target, formula)
     model = sug.model
     out = []
     for setting in settings:
@@ -115,6 +123,7 @@ def target_records(sug: Suggester, book: str, target: Target, settings) -> list[
         printed = [_norm(s.formula) for s in got.printed]
         bare_gold = gold.replace("$", "")
         hit = rank_of(texts, gold)
+        key_rank = keys.rank(texts)  # `ranked` holds every candidate: None means none has it
         out.append({
             "book": book,
             "sheet": target.sheet,
@@ -122,12 +131,16 @@ def target_records(sug: Suggester, book: str, target: Target, settings) -> list[
             "col": target.col,
             "setting": setting,
             "kept": bool(formula is not None and formula.kept),
+            **facts,
             "cross_sheet": reads_other_sheet(gold),
             "n_candidates": len(got.candidates),
             "rank": hit,
             "rule_rank": rank_of(rules, gold),
-            "paper_rank": rank_of([t.replace("$", "") for t in texts], bare_gold),
-            "paper_rule_rank": rank_of([t.replace("$", "") for t in rules], bare_gold),
+            "nodollar_rank": rank_of([t.replace("$", "") for t in texts], bare_gold),
+            "nodollar_rule_rank": rank_of([t.replace("$", "") for t in rules], bare_gold),
+            "key_rank": key_rank,
+            "key_rule_rank": keys.rank(rules),
+            "key_recall": key_rank is not None,
             "sketch_rank": _sketch_rank(ranked[:5], formula, target),
             "top1_source": ranked[0].source if ranked else None,
             "gold_sources": [] if hit is None else
@@ -135,7 +148,7 @@ def target_records(sug: Suggester, book: str, target: Target, settings) -> list[
             "model_rank": None if hit is None else _beam_rank(ranked[hit]),
             "ms": got.rank_ms,
             "printed_rank": rank_of(printed, gold),
-            "printed_paper_rank": rank_of([t.replace("$", "") for t in printed], bare_gold),
+            "printed_nodollar_rank": rank_of([t.replace("$", "") for t in printed], bare_gold),
             "printed_top1_source": got.printed[0].source if got.printed else None,
             "gold_preview": _gold_preview(got.previews, gold),
             "preview_ms": got.preview_ms,
@@ -162,38 +175,6 @@ def _gold_preview(previews: dict, gold: str) -> dict | None:
             "own_error": shown.own_error}  # fmt: skip
 
 
-def printed_metrics(metrics: dict, records: list[dict], cfg: SuggestEvalConfig) -> None:
-    """Add the printed order's rates (`PRINTED_RATES`), its gap to the ranker's exact top-1
-    (`gap_printed_vs_ranker`) and the preview latency beside each setting's ranker-only
-    metrics, for all targets (`detail`) and the kept subset; `printed_exact_top1` pooled at
-    the setting's top level too."""
-    rounds, seed = cfg.bootstrap_rounds, cfg.seed
-    for setting in cfg.settings:
-        mine = [r for r in records if r["setting"] == setting]
-        for part, recs in (("detail", mine), ("kept", [r for r in mine if r["kept"]])):
-            if not recs:
-                continue
-            d = metrics[setting][part]
-            for name, (field, k) in PRINTED_RATES.items():
-                d[name] = rate(by_book(recs, _hit(field, k)), rounds, seed)
-            printed = by_book(recs, _hit("printed_rank", 1))
-            ranker = by_book(recs, _hit("rank", 1))
-            d["gap_printed_vs_ranker"] = bootstrap_gap(printed, ranker, rounds, seed)
-            ms = np.array([r["ms"] + r["preview_ms"] for r in recs])
-            d["latency_with_preview_ms"] = {
-                "p50": float(np.percentile(ms, 50)),
-                "p95": float(np.percentile(ms, 95)),
-                "max": float(ms.max()),
-            }
-        metrics[setting]["printed_exact_top1"] = (
-            metrics[setting]["detail"].get("printed_exact_top1", {}).get("pooled")
-        )
-
-
-def _hit(field: str, k: int):
-    return lambda r: float(r.get(field) is not None and r[field] < k)
-
-
 def _sketch_rank(ranked, formula, target: Target) -> int | None:
     """0-based place of the first of `ranked` whose sketch (`metrics.sketch_key`) is the gold
     `formula`'s; None when none is."""
@@ -212,9 +193,9 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
     """Evaluate on the workbooks under `paths`, write `records.jsonl`, `metrics.json` and
     `report.md` (with plots) in `out`; the metrics."""
     from fortap.suggest.report import write_report
-    from fortap.suggest.summary import summarise
 
-    files = workbooks_on(paths, cfg.split, "evaluate formula-suggestion", "--split")
+    side = cfg.split if cfg.split_by == "workbook" else "all"  # by sheet: every workbook
+    files = workbooks_on(paths, side, "evaluate formula-suggestion", "--split")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ranker = Ranker.load(cfg.ranker)
@@ -229,7 +210,7 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
     with progress("evaluate", len(files)) as update:
         for path, sug in _timed(_suggesters(contexts(files, errors), ranker, model, errors), loads):
             book = str(path)
-            targets = spread(targets_of(sug.context), cfg.per_book)
+            targets = targets_on_side(sug.context, path, cfg)
             for i, target in enumerate(targets):
                 update(done[path] + i / len(targets), path.name)
                 records += target_records(sug, book, target, cfg.settings)
@@ -237,7 +218,6 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
         for r in records:
             fh.write(json.dumps(r) + "\n")
     metrics = summarise(records, cfg)
-    printed_metrics(metrics, records, cfg)
     metrics["load"] = loads
     metrics["unreadable"] = errors
     metrics["config"] = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
@@ -245,6 +225,16 @@ def evaluate(paths: Sequence[str | Path], out: str | Path, cfg: SuggestEvalConfi
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     write_report(metrics, out)
     return metrics
+
+
+def targets_on_side(ctx: BookContext, path: Path, cfg: SuggestEvalConfig) -> list[Target]:
+    """The workbook's targets asked (`books.targets_of`): with `split_by="sheet"` only those on
+    sheets of the `cfg.split` side; at most `cfg.per_book`, evenly spread."""
+    every = targets_of(ctx)
+    if cfg.split_by == "sheet" and cfg.split != "all":
+        sides = {name: sheet_side(path, name) for name in ctx.sheet_names()}
+        every = [t for t in every if sides[t.sheet] == cfg.split]
+    return spread(every, cfg.per_book)
 
 
 def _suggesters(pairs, ranker, model, errors: list[dict]):

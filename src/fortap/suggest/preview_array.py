@@ -4,7 +4,7 @@ An array formula (entered with Ctrl+Shift+Enter, `t="array"` in the file) evalua
 it reads as an array: `=SUM(ROW($C$5:$C$12)*C5:C12)` multiplies every row number by its value.
 A candidate is an array formula when the workbook holds it as one (`holds`): its `$`-aware
 R1C1 text at the target is that of one of the workbook's array formula cells, so a copy of an
-array formula is one; the download writes it back as one (`service.export`).
+array formula is one; the download writes it back as one (`sheet.export`).
 
 formualizer, the preview engine, evaluates an array formula as an ordinary one: `ROW` and `LEN`
 of a range give a single value (`bench/preview_arrays.py` counts its right and wrong answers

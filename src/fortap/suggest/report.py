@@ -7,16 +7,16 @@ from pathlib import Path
 ROWS = (
     ("printed exact top-1 (what `suggest` shows)", "printed_exact_top1"),
     ("printed exact top-5", "printed_exact_top5"),
-    ("printed paper top-1 ($ stripped)", "printed_paper_top1"),
+    ("printed text top-1, $ stripped", "printed_text_nodollar_top1"),
     ("exact top-1", "exact_top1"),
     ("exact top-5", "exact_top5"),
-    ("paper top-1 ($ stripped)", "paper_top1"),
-    ("paper top-5 ($ stripped)", "paper_top5"),
+    ("text top-1, $ stripped", "text_nodollar_top1"),
+    ("text top-5, $ stripped", "text_nodollar_top5"),
     ("sketch top-1", "sketch_top1"),
     ("sketch top-5", "sketch_top5"),
     ("rule order exact top-1", "rule_exact_top1"),
     ("rule order exact top-5", "rule_exact_top5"),
-    ("rule order paper top-1", "rule_paper_top1"),
+    ("rule order text top-1, $ stripped", "rule_text_nodollar_top1"),
     ("candidate recall", "recall"),
     ("model's own beam top-1", "model_beam_top1"),
     ("model's own beam top-5", "model_beam_top5"),
@@ -72,6 +72,27 @@ def table(metrics: dict, part: str) -> list[str]:
     return lines
 
 
+PROTOCOL_ROWS = (
+    ("formula-key top-1", "top1"),
+    ("formula-key top-5", "top5"),
+    ("rule order formula-key top-1", "rule_top1"),
+    ("formula key among candidates", "recall"),
+)
+
+
+def protocol_table(metrics: dict, subset: str) -> list[str]:
+    """The `paper_protocol` rates of one subset (`kept` or `window10`), a column per setting."""
+    settings = [
+        s for s in metrics if isinstance(metrics[s], dict) and "paper_protocol" in metrics[s]
+    ]
+    blocks = [metrics[s]["paper_protocol"][subset] for s in settings]
+    lines = ["| metric | " + " | ".join(settings) + " |", "|---" * (len(settings) + 1) + "|"]
+    lines.append("| targets | " + " | ".join(str(b["n"]) for b in blocks) + " |")
+    for label, key in PROTOCOL_ROWS:
+        lines.append(f"| {label} | " + " | ".join(_cell(b.get(key)) for b in blocks) + " |")
+    return lines
+
+
 def sources(metrics: dict) -> list[str]:
     lines = [
         "| setting | gold among candidates, by source | top-1 share · precision, by source |"
@@ -96,14 +117,17 @@ def sources(metrics: dict) -> list[str]:
 
 def write_report(metrics: dict, out: Path) -> None:
     """`report.md` and its plots (`top1.png`, `load.png`) in `out`."""
+    config = metrics.get("config", {})
     lines = [
         "# Formula suggestion",
         "",
-        f"Ranker: `{metrics.get('ranker')}`; split: {metrics.get('config', {}).get('split')}.",
+        f"Ranker: `{metrics.get('ranker')}`; split: {config.get('split')}"
+        f" (by {config.get('split_by', 'workbook')}).",
         "Each cell: pooled over targets [95 % workbook-bootstrap interval] · mean of per-workbook"
         " rates [interval]. Exact: formula text equal up to case, spaces and printing, `$` kept;"
-        " paper: `$` stripped. Printed: the order `fortap suggest` shows (previews and their"
-        " reordering included); the other rows: the ranker's order alone.",
+        " text, `$` stripped: the same without `$`. Printed: the order `fortap suggest` shows"
+        " (previews and their reordering included); the other rows: the ranker's order alone.",
+        *_sheet_split_note(config),
         "",
         "## All targets",
         "",
@@ -112,6 +136,20 @@ def write_report(metrics: dict, out: Path) -> None:
         "## The paper's kept subset",
         "",
         *table(metrics, "kept"),
+        "",
+        "## The paper's protocol",
+        "",
+        "Formula key: the sketch with each reference's cell (constants by type), as the paper"
+        " scores. Kept: the paper's filters, at most 30 tokens, every reference inside the"
+        " target's table; window10: those with every reference within 10 rows and columns.",
+        "",
+        "### kept",
+        "",
+        *protocol_table(metrics, "kept"),
+        "",
+        "### window10",
+        "",
+        *protocol_table(metrics, "window10"),
         "",
         "## By source",
         "",
@@ -127,6 +165,18 @@ def write_report(metrics: dict, out: Path) -> None:
         lines += [f"- {e['path']}: {e['error']}" for e in metrics["unreadable"]]
     (out / "report.md").write_text("\n".join(lines) + "\n")
     _plots(metrics, out)
+
+
+def _sheet_split_note(config: dict) -> list[str]:
+    """What a split by sheet changes (`evaluate`'s module doc), said once under the header."""
+    if config.get("split_by") != "sheet":
+        return []
+    return [
+        "",
+        "Split by sheet: every workbook is read, so the formulas other sheets show are those of"
+        " training-side sheets too, and workbooks the ranker was trained on (split by workbook)"
+        " take part with their sheets of this side, whose formulas it has seen.",
+    ]
 
 
 def _plots(metrics: dict, out: Path) -> None:

@@ -59,6 +59,14 @@ TASK = Task(
     summary=f"rank formulas for a cell of a workbook (candidates: {', '.join(source_names())}; "
     "and a model's, given one)",
     config=SuggestEvalConfig,
-    shorthands={"model": "model", "seed": "seed", "split": "split", "ranker": "ranker"},
+    shorthands={
+        "model": "model",
+        "seed": "seed",
+        "split": "split",
+        "ranker": "ranker",
+        "split_by": "split_by",
+        "per_book": "per_book",
+        "settings": "settings",
+    },
     evaluate=evaluate_and_print,
 )

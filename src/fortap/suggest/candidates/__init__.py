@@ -11,6 +11,9 @@
   two neighbouring rows/columns;
 - `induced`: formulas whose pattern computes the values of numbers next to the target (a
   dragged block seen through its values);
+- `synth`: formulas that the values of the target's block obey, found by `fortap.synthesis`
+  (up to four references at any distance in its row or column, partial runs, constants and
+  fixed cells, `ROUND`, `ABS`, `MAX`/`MIN`, the zero guard), also written `=+...`;
 - `echo`: references to the cell whose value the target's neighbours repeat (`=A1` dragged,
   `=$E$2` down a column), seen through values alone;
 - `common`: formulas that many training workbooks write, in R1C1, moved to the target
@@ -46,6 +49,7 @@ from fortap.suggest.candidates import (
     keyed,
     relational,
     sibling,
+    synth,
     template,
     verbatim,
 )  # fmt: skip
@@ -57,7 +61,7 @@ from fortap.suggest.features import QUERY_FEATURES, RULE_FEATURES, query_feature
 SETTINGS = ("sheet", "new-formula", "paper")
 SOURCES: tuple[Source, ...] = (
     copy.SOURCE, verbatim.SOURCE, keyed.SOURCE, book.SOURCE, sibling.SOURCE, template.SOURCE,
-    induced.SOURCE, echo.SOURCE, relational.SOURCE,
+    induced.SOURCE, synth.SOURCE, echo.SOURCE, relational.SOURCE,
 )  # fmt: skip
 FLAG = "src_"  # `src_<name>`: the merge step's flag of each source that proposed a formula
 
@@ -105,7 +109,7 @@ def generate(
 ) -> list[Candidate]:
     """Every candidate for `target`, de-duplicated by formula text; cells in `hidden` (sheet, row,
     col) and the target itself are treated as empty and formula-less. In the `paper` setting no
-    formula of the workbook is visible, so only templates, induction from values, echoes, the
+    formula of the workbook is visible, so only templates, induction and synthesis from values, echoes, the
     common formulas (and the model) propose, and no feature counts formulas. `model`: a loaded
     `model.ModelSource`, or None for no model candidates; `common`: the ranker's
     `common.CommonTable` (`Ranker.common`), or None for no common candidates."""

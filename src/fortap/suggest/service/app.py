@@ -6,6 +6,8 @@ the endpoints (`routes.py` beside this one) call into that `Suggester` under the
 the cell types and the ask box (`model_routes.py`) use the shipped models, loaded on first use;
 the findings toggle audits the open sheet with the `Auditor` it is handed (`findings.py`: the
 audit is a later stage, so its caller passes it in), and the page writes a finding's fix back
+as it accepts a suggestion; the "Recover formulas" button puts formulas back where the open
+sheet holds only their values (`recovered.py`: `fortap recover` on one sheet), and accepts them
 as it accepts a suggestion.
 This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (OpenAPI at
 `/openapi.json`; the page at `/`, its files under `/static`):
@@ -18,6 +20,8 @@ This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (
     GET    /workbooks/{id}/sheets/{sheet}/findings   the sheet's audit: cell, kind, score, fix
     POST   /workbooks/{id}/ask                 {sheet, question} -> answer, cells, formula
     POST   /workbooks/{id}/cells               {sheet, cell, formula}: accept a formula
+    POST   /workbooks/{id}/recover             {sheet, min_score} -> formulas put back (not written)
+    POST   /workbooks/{id}/recover/accept      {sheet, min_score, cells}: accept them (null: all)
     GET    /workbooks/{id}/download            .xlsx with the accepted formulas
     DELETE /workbooks/{id}
     GET    /health
@@ -46,6 +50,7 @@ from fortap.suggest.service.findings import Auditor
 from fortap.suggest.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
 from fortap.suggest.service.http_errors import UploadLimit
 from fortap.suggest.service.model_routes import router as model_router
+from fortap.suggest.service.recover_routes import router as recover_router
 from fortap.suggest.service.routes import router
 from fortap.suggest.service.store import BROWSER_ID, StoreLimits, WorkbookStore
 
@@ -130,6 +135,7 @@ def create_app(
     app.add_middleware(SameSiteOnly, guard=guard)  # added last: runs first, before any route
     app.include_router(router)
     app.include_router(model_router)
+    app.include_router(recover_router)
     html = page_html(guard.token)
 
     @app.get("/", include_in_schema=False)

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 
 from fortap.errors import FortapError, SheetError
 from fortap.suggest.service.findings import NoAuditor
+from fortap.suggest.service.recovered import SheetChanged
 from fortap.suggest.service.shipped_models import ModelMissing
 from fortap.suggest.service.store import StoreFull, UnknownWorkbook
 
@@ -55,11 +56,11 @@ def status_of(err: FortapError) -> int:
         return SHEET_STATUS.get(err.reason, 422)
     if isinstance(err, BadUpload):
         return 400
-    if isinstance(err, StoreFull):
+    if isinstance(err, StoreFull | SheetChanged):
         return 409
     if isinstance(err, ModelMissing | NoAuditor):
         return 503  # the request was fine; this install lacks the model, this start the audit
-    return 422  # grid.BadRange, a bad cell or formula from the engine, ...
+    return 422  # grid.BadRange, a bad cell or formula from the engine, a bad min_score, ...
 
 
 def validation_message(err: RequestValidationError) -> str:

@@ -18,8 +18,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from fortap.errors import SheetError
+from fortap.sheet.export import array_text, export_xlsx
 from fortap.sheet.screening import SUPPORTED_SUFFIXES
-from fortap.suggest.service.export import array_text, export_xlsx
 from fortap.suggest.service.findings import findings_record
 from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
 from fortap.suggest.service.guard import BROWSER_COOKIE
@@ -138,18 +138,28 @@ def write(http: Request, book_id: str, body: CellWrite) -> dict:
     book = http.app.state.store.get(book_id)
     address = _address(book, body.sheet, body.cell)
     with book.lock, user_names(book):
-        array = _is_array(book, body.sheet, address, body.formula, body.array)
-        book.suggester.set_formula(body.sheet, address, body.formula)
-        shown = book.suggester.current(body.sheet, address)
-        if array:  # the preview engine wrote it as an ordinary formula: formulon's value
-            row, col = parse_cell_a1(address, body.sheet)
-            shown = book.suggester.previewer.preview(body.sheet, row + 1, col + 1, body.formula)
-        text = array_text(body.formula) if array else body.formula
-        book.accepted[(body.sheet, address)] = text
-        book.cell_types.pop(body.sheet, None)  # typed before the sheet held this formula
-        book.findings.clear()  # a finding compares values, which this write may change anywhere
+        return accept_formula(book, body.sheet, address, body.formula, body.array)
+
+
+def accept_formula(
+    book: OpenBook, sheet: str, address: str, formula: str, array: bool | None = None
+) -> dict[str, Any]:
+    """Write an accepted formula into the session (the engine, `accepted`, the caches), as
+    `POST .../cells` does for a suggestion, a fix or an answer; the caller holds the lock and
+    has checked the sheet and the A1 text. Returns the route's `WrittenOut`."""
+    array = _is_array(book, sheet, address, formula, array)
+    book.suggester.set_formula(sheet, address, formula)
+    shown = book.suggester.current(sheet, address)
+    if array:  # the preview engine wrote it as an ordinary formula: formulon's value
+        row, col = parse_cell_a1(address, sheet)
+        shown = book.suggester.previewer.preview(sheet, row + 1, col + 1, formula)
+    text = array_text(formula) if array else formula
+    book.accepted[(sheet, address)] = text
+    book.cell_types.pop(sheet, None)  # typed before the sheet held this formula
+    book.findings.clear()  # a finding compares values, which this write may change anywhere
+    book.recovered.clear()  # recovery reads values too (`recover_routes` keeps its own writes)
     return {
-        "sheet": body.sheet,
+        "sheet": sheet,
         "cell": address,
         "formula": text,
         "value": None if shown.error else json_value(shown.value),

@@ -190,3 +190,56 @@ class FindingsOut(BaseModel):
     )
     checked: int = Field(description="Of them, given the suggestion engine's candidates.")
     findings: list[FindingOut] = Field(description="Best score first.")
+
+
+MinScore = Annotated[
+    float,
+    Field(
+        description="Only formulas scored at least this, 0-1 (fortap recover --min-score); "
+        "others are refused with a 422."
+    ),
+]
+
+
+class RecoverRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sheet: SheetName
+    min_score: MinScore = 0.5  # `RecoverConfig.min_score`
+
+
+class RecoverAccept(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sheet: SheetName
+    min_score: MinScore = 0.5  # `RecoverConfig.min_score`
+    cells: list[CellText] | None = Field(
+        default=None,
+        max_length=500,
+        description="The recovered cells to accept (A1), at most 500; null: all of them.",
+    )
+
+
+class RecoveredOut(BaseModel):
+    sheet: str
+    cell: str = Field(description="A1 of a typed number the formula gives exactly.")
+    formula: str
+    value: Value = Field(description="The cell's value, which the formula gives.")
+    evidence: str = Field(description="Why, e.g. 'reproduces the values of 5 cells of D2:D7'.")
+    score: float = Field(description="How sure, 0-1; higher is surer.")
+    family: str = Field(description="The kind of formula (pair, run, lone, ...).")
+
+
+class RecoverOut(BaseModel):
+    sheet: str
+    min_score: float
+    typed_numbers: int = Field(description="Typed numbers on the sheet (what was searched).")
+    recovered: list[RecoveredOut] = Field(
+        description="As fortap recover --json lists them, in reading order; cells accepted "
+        "since are left out."
+    )
+
+
+class RecoverAcceptOut(BaseModel):
+    sheet: str
+    min_score: float
+    written: list[WrittenOut] = Field(description="The formulas accepted, in reading order.")
+    left: int = Field(description="Chosen formulas not written by this request (over 500).")

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from fortap.errors import FortapError, SheetError
+from fortap.sheet.export import not_kept
 from fortap.sheet.model import Region, Sheet
-from fortap.suggest.service.export import not_kept
 from fortap.suggest.service.http_errors import UnknownSheet
 from fortap.suggest.service.store import OpenBook
 

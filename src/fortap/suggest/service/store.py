@@ -65,7 +65,9 @@ class OpenBook:
     `exported` is what the last download held. `owner` is the uploading browser's cookie
     (empty for clients without one). `cell_types` caches each sheet's typed cells
     (`service.cell_types`) until a formula is written into that sheet, and `findings` each
-    sheet's audit (`service.findings`) until a formula is written into any sheet.
+    sheet's audit (`service.findings`) until a formula is written into any sheet; `recovered`
+    each (sheet, min_score)'s recovered formulas (`service.recovered`) until a formula other
+    than a recovered one is written.
     `lock` serialises calls into the engine, which keeps one formualizer workbook per session.
     """
 
@@ -81,6 +83,7 @@ class OpenBook:
     info: dict[str, Any] = field(default_factory=dict)
     cell_types: dict[str, dict[str, Any]] = field(default_factory=dict)
     findings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    recovered: dict[tuple[str, float], list[dict[str, Any]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     last_used: float = field(default_factory=time.monotonic)
 

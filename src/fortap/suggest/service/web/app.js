@@ -1,6 +1,7 @@
 // The fortap suggestion page: upload, a virtualised grid, suggestions, accept, download; the
 // cells coloured by type (the cell-type model) and a question box (the table-QA model). The
-// findings toggle (the audit's flagged cells, a fix one click away) is in findings.js.
+// findings toggle (the audit's flagged cells, a fix one click away) is in findings.js, the
+// Recover formulas panel (formulas put back where the sheet holds only values) in recover.js.
 // Plain browser JavaScript, no build step. The grid draws only the rows and columns in view
 // (plus a small margin) and fetches the cells in tiles of TILE_R x TILE_C as they come into view.
 "use strict";
@@ -27,6 +28,8 @@ const state = {
   asked: 0,          // id of the latest question; older answers are dropped
   flag: false,       // the findings toggle is on (findings.js)
   findings: new Map(), // sheet name -> {colours: kind -> colour, cells: A1 -> finding, list, ...}
+  recover: null,     // {sheet, minScore, typed, list, cells: A1 -> formula} while its panel shows
+  recovering: 0,     // id of the latest recover request; older answers are dropped (recover.js)
 };
 
 function letters(col) {
@@ -115,6 +118,7 @@ async function upload(file) {
   notes.textContent = "The .xlsx download will not keep: " + book.not_kept.join("; ") + ".";
   $("types").disabled = false;
   $("flags").disabled = false;
+  $("recover-btn").disabled = false;
   $("ask").hidden = false;
   status(`${book.name}: ${book.sheets.length} sheet(s)`);
   showSheet(book.sheets[0].name);
@@ -211,6 +215,7 @@ function cellDiv(row, col, rows = 1, cols = 1) {
   const answer = state.answer;
   if (answer && answer.sheet === state.sheet.name && answer.refs.has(el.dataset.a1)) el.classList.add("qa");
   if (state.flag) markFinding(el);
+  if (state.recover) markRecovered(el);
   if (state.sel.row === row && state.sel.col === col) el.classList.add("sel");
   return box(el, HEAD_W + (col - 1) * COL_W, ROW_H + (row - 1) * ROW_H, cols * COL_W, rows * ROW_H);
 }
@@ -325,6 +330,7 @@ async function openPanel(row, col) {
   const ask = ++state.ask;
   const sheet = state.sheet.name;
   $("finding").hidden = true; // "=" on a flagged cell: the suggestions take the finding's place
+  closeRecover(); // and the recovered formulas' place
   $("suggest").hidden = false;
   $("sg-cell").textContent = `${sheet}!${a1(row, col)}`;
   $("sg-list").replaceChildren(item("Thinking…", "empty"));
@@ -383,6 +389,7 @@ function closePanel() {
   state.open = null;
   $("suggest").hidden = true;
   $("finding").hidden = true;
+  closeRecover();
 }
 
 function accept(i) {

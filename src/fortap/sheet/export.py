@@ -1,6 +1,7 @@
-"""The session's workbook as .xlsx with the accepted formulas written: `export_xlsx`, `not_kept`.
+"""A workbook as .xlsx with formulas written in: `export_xlsx`, `not_kept`.
 
-An .xlsx/.xlsm upload is opened again with openpyxl and saved, so its styles, widths and
+Used by `fortap serve` (a session's accepted formulas) and `fortap recover` (the formulas put
+back). An .xlsx/.xlsm upload is opened again with openpyxl and saved, so its styles, widths and
 merges survive; an .xls/.ods upload goes through the .xlsx LibreOffice made of it; a .csv (or
 an .xls/.ods whose conversion is gone) is written from fortap's `Workbook` model (values,
 formulas, number formats, bold, merges). `not_kept` lists, in words a user reads, what the
