@@ -12,7 +12,8 @@ turned into values only (`Sheet.values_only`: every formula replaced by its cach
   formula (also over every formula cell);
 - formula precision: the share of those recovered formulas whose paper key
   (`tasks.formula_prediction.metrics.formula_key`: sketch and references, `$` ignored,
-  constants by type) equals the original's, and the exact-text share;
+  constants by type) equals the original's, and the exact-text share; beside it, the key with
+  the original's `=+` prefix dropped (a values-only sheet cannot show that habit);
 - false formulas: the share of all recovered cells that held a typed number.
 
 Each rate pooled over cells and as the mean over workbooks. Baseline in the same run: Excel's AutoSum alone (a typed number equal to the sum of the run of
@@ -58,6 +59,11 @@ def key_of(text: str, sheet: str, at: tuple[int, int]):
     return formula_key(Guess(f.sketch, f.ranges))
 
 
+def unplussed(text: str) -> str:
+    """`=+B5-C5` as `=B5-C5`: the Lotus habit, which a values-only sheet cannot show."""
+    return "=" + text[2:] if text.startswith("=+") else text
+
+
 def score_sheet(sheet, cfg: RecoverConfig, tally: Counter) -> None:
     """Strip `sheet`'s formulas, recover them, and count against the original."""
     found = recover_sheet(sheet.values_only(), cfg)
@@ -75,7 +81,10 @@ def score_sheet(sheet, cfg: RecoverConfig, tally: Counter) -> None:
         tally["on_formulas"] += 1
         tally["on_numeric"] += at in numeric
         gold = key_of(cell.formula, sheet.name, at)
-        tally["key"] += gold is not None and gold == key_of(f.formula, sheet.name, at)
+        mine = key_of(f.formula, sheet.name, at)
+        tally["key"] += gold is not None and gold == mine
+        plain = key_of(unplussed(cell.formula), sheet.name, at)
+        tally["key_plain"] += plain is not None and plain == mine
         tally["exact"] += f.formula.replace("$", "").upper() == cell.formula.replace(
             "$", "").replace(" ", "").upper()
 
@@ -86,6 +95,7 @@ def rates(t: Counter) -> dict:
         "recall": share("on_numeric", "numeric"),
         "recall_all": share("on_formulas", "formulas"),
         "precision": share("key", "on_formulas"),
+        "precision_plain": share("key_plain", "on_formulas"),
         "exact": share("exact", "on_formulas"),
         "false": share("false", "recovered"),
         "recovered": t["recovered"],
@@ -139,13 +149,14 @@ def main() -> None:
                for n, t in tallies.items()]  # fmt: skip
     table = RichTable(title=f"recover on the {args.side} side, formulas stripped "
                             f"({len(books)} workbooks, min score {args.min_score})")  # fmt: skip
-    for col in ("system", "recall", "recall (all)", "precision", "exact", "false", "recovered",
-                "seconds"):  # fmt: skip
+    for col in ("system", "recall", "recall (all)", "precision", "without =+", "exact", "false",
+                "recovered", "seconds"):  # fmt: skip
         table.add_column(col)
     for r in results:
         table.add_row(r["system"], f"{r['recall']:.3f} / {r['recall_per_book']:.3f}",
                       f"{r['recall_all']:.3f}",
-                      f"{r['precision']:.3f} / {r['precision_per_book']:.3f}", f"{r['exact']:.3f}",
+                      f"{r['precision']:.3f} / {r['precision_per_book']:.3f}",
+                      f"{r['precision_plain']:.3f}", f"{r['exact']:.3f}",
                       f"{r['false']:.3f} / {r['false_per_book']:.3f}", str(r["recovered"]),
                       f"{r['seconds']:.1f}")  # fmt: skip
     console = Console(width=140)

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fortap.cli import app
-from fortap.recover import RecoverConfig, recover_sheet
+from fortap.recover import RecoverConfig, core, recover_sheet
 from fortap.sheet.model import Cell, Sheet
 
 QTY = [3, 12, 7, 5, 9, 4]
@@ -48,6 +48,40 @@ def test_a_higher_min_score_writes_less():
 def test_noise_gets_no_formula():
     rows = [["a", "b", "c"]] + [[17, 4031, 288], [903, 55, 7121], [64, 1930, 33], [2718, 9, 451]]
     assert recover_sheet(sheet_of(rows)) == []
+
+
+def test_numbering_and_years_stay_typed():
+    rows = [["year", "no."]] + [[2001 + i, 1 + i] for i in range(8)]
+    assert recover_sheet(sheet_of(rows)) == []
+
+
+@pytest.mark.parametrize(
+    ("tpl", "unlikely"),
+    [
+        (("op", "+", ("ref", -1, 0), ("num", "1")), True),  # =B7+1
+        (("op", "-", ("num", "12"), ("ref", 0, -1)), True),  # =12-D15
+        (("op", "+", ("op", "-", ("ref", 0, -1), ("ref", 0, -2)), ("ref", 0, -1)), True),
+        (("op", "*", ("ref", 0, -1), ("num", "1.05")), False),  # =C4*1.05
+        (("op", "/", ("op", "-", ("ref", 0, -1), ("ref", 0, -2)), ("ref", 0, -2)), False),
+        (("fn", "IFZERO", ("ref", 0, -1), ("ref", 0, -2)), True),
+        (("op", "+", ("ref", 0, -1), ("abs", 0, 2)), True),  # =B7+$C$1
+        (("op", "/", ("num", "3924361"), ("ref", 0, -1)), True),  # =3924361/N2
+        (("op", "*", ("ref", 0, -1), ("num", "4.93333333")), True),  # a quotient, not typed
+        (("op", "/", ("ref", 0, -1), ("num", "2907309923")), False),  # a typed total
+    ],
+)
+def test_shapes_typed_tables_obey_by_chance_are_never_written(tpl, unlikely):
+    assert core.unlikely(tpl) is unlikely
+
+
+def test_shares_of_a_total_below_read_it_as_a_fixed_cell():
+    parts = [120.0, 45.0, 80.0, 272.0]
+    rows = [["item", "amount", "share"]] + [[f"p{i}", v, v / sum(parts)] for i, v in enumerate(parts)]
+    rows.append(["total", sum(parts), None])
+    found = {(f.row, f.col): f.formula for f in recover_sheet(sheet_of(rows))}
+    assert {at: text for at, text in found.items() if at[1] == 2} == {
+        (r, 2): f"=B{r + 1}/$B$6" for r in range(1, 5)
+    }
 
 
 def test_min_score_out_of_range_is_refused():

@@ -25,6 +25,8 @@ from tests.suggest.serve_books import (  # noqa: E402
 )
 from tests.suggest.serve_client import page_client  # noqa: E402
 
+DEFAULT = RecoverConfig().min_score
+
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CONFIG = ServeConfig(max_upload_bytes=200_000)
 AMOUNTS = [f"D{i}" for i in range(2, 10)]
@@ -83,12 +85,12 @@ def test_the_amounts_and_the_total_get_their_formulas_back(client, orders, tmp_p
     r = _recover(client, orders)
     assert r.status_code == 200, r.text
     body = r.json()
-    assert (body["sheet"], body["min_score"], body["typed_numbers"]) == ("Orders", 0.5, 25)
+    assert (body["sheet"], body["min_score"], body["typed_numbers"]) == ("Orders", DEFAULT, 25)
     found = body["recovered"]
     assert {f["cell"]: f["formula"] for f in found} == ORDER_FORMULAS
     assert {f["cell"]: f["value"] for f in found} == ORDER_VALUES
     assert [f["cell"] for f in found] == [*AMOUNTS, "D10"]  # reading order
-    assert all(f["sheet"] == "Orders" and 0.5 <= f["score"] <= 1 for f in found)
+    assert all(f["sheet"] == "Orders" and DEFAULT <= f["score"] <= 1 for f in found)
     assert found[-1]["evidence"] == "the total of the 8 numbers of D2:D9"
     assert all("D2:D9" in f["evidence"] for f in found)
 
@@ -121,7 +123,7 @@ def test_accept_all_puts_the_formulas_into_the_session_and_the_download(client, 
     r = _accept(client, orders)
     assert r.status_code == 200, r.text
     body = r.json()
-    assert (body["sheet"], body["min_score"], body["left"]) == ("Orders", 0.5, 0)
+    assert (body["sheet"], body["min_score"], body["left"]) == ("Orders", DEFAULT, 0)
     assert [(w["cell"], w["formula"], w["value"], w["error"]) for w in body["written"]] == [
         (cell, ORDER_FORMULAS[cell], ORDER_VALUES[cell], None) for cell in [*AMOUNTS, "D10"]
     ]  # the values the cells held: recovery never changes one
@@ -162,7 +164,7 @@ def test_accept_chosen_cells_only(client, orders):
     r = _accept(client, orders, cells=["D4", "A1", "B2"])  # accepted already, a label, an input
     assert r.status_code == 422
     assert r.json()["detail"] == (
-        "no recovered formula for A1, B2, D4 on sheet 'Orders' at min_score 0.5 (already "
+        f"no recovered formula for A1, B2, D4 on sheet 'Orders' at min_score {DEFAULT} (already "
         "accepted, or not found): recover again to see what can be accepted"
     )
     r = _accept(client, orders, cells=["D99x"])
@@ -193,7 +195,7 @@ def test_a_bad_min_score_is_refused_with_a_message(client, orders):
             assert r.status_code == 422, r.text
             assert r.json()["detail"] == (
                 "min_score must be between 0 and 1 (the score a recovered formula must reach; "
-                f"default 0.5), got {bad!r}"
+                f"default {DEFAULT}), got {bad!r}"
             )
     r = _recover(client, orders, min_score="high")
     assert r.status_code == 422
@@ -206,7 +208,7 @@ def test_a_bad_min_score_is_refused_with_a_message(client, orders):
 def test_a_formula_written_otherwise_drops_the_cached_list(client, orders, counted):
     assert _recover(client, orders).status_code == 200
     session = client.app.state.store.get(orders)
-    assert list(session.recovered) == [("Orders", 0.5)]
+    assert list(session.recovered) == [("Orders", DEFAULT)]
     write = {"sheet": "Orders", "cell": "E2", "formula": "=D2*2"}
     assert client.post(f"/workbooks/{orders}/cells", json=write).status_code == 200
     assert session.recovered == {}

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-MIN_SCORE = 0.5  # `RecoverConfig.min_score`, kept here so that start-up imports no numpy
+MIN_SCORE = 0.4  # `RecoverConfig.min_score`, kept here so that start-up imports no numpy
 
 
 def recover_command(

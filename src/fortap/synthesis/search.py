@@ -269,7 +269,7 @@ def _fixed(found: _Collector, grid: Grid, y: np.ndarray, tol: np.ndarray, target
     ys = y[found.counting]
     if len(ys) < 2 or np.any(np.abs(ys - ys[0]) > tol[found.counting]):
         return
-    (r, c), (ur, uc) = target, along
+    (r, c), (ur, _) = target, along
     on_line = (lambda h: h[1] == c) if ur else (lambda h: h[0] == r)
     holders = [h for h in grid.holders(float(ys[0]), float(tol.max())) if not on_line(h)]
     if 0 < len(holders) <= 3:
@@ -355,14 +355,16 @@ class _Collector:
             op, k = ("-" if op == "+" else "+"), -k
         if op in "*/" and abs(k - 1.0) <= 1e-12:
             return
-        text = _nice(k)
-        if text is not None:
+        holders = [] if grid is None else grid.holders(
+            k, 1e-9 * abs(k) + STORED * float(np.abs(self.y).max()))  # fmt: skip
+        holders = holders if len(holders) <= 3 else []
+        # `=H94/73300`, not `=H94*0.0000136425648`: the other operator writes it shorter; and
+        # `=H94/$H$113` alone where a cell holds a number of 3 digits or more (a total, a rate)
+        text = None if op in "*/" and _shorter(1.0 / k, k) else _nice(k)
+        if text is not None and not (holders and _digits(k) >= 3):
             self._keep(("op", op, leaf, ("num", text)), family, int(hits.sum()), hits)
-        if grid is not None:
-            holders = grid.holders(k, 1e-9 * abs(k) + STORED * float(np.abs(self.y).max()))
-            if 0 < len(holders) <= 3:
-                for h in holders:
-                    self._keep(("op", op, leaf, ("abs", *h)), family, int(hits.sum()), hits)
+        for h in holders:
+            self._keep(("op", op, leaf, ("abs", *h)), family, int(hits.sum()), hits)
 
     def _keep(self, tpl: Template, family: str, support: int, hits: np.ndarray) -> None:
         old = self.found.get(tpl)
@@ -423,6 +425,17 @@ def _block(tpl: Template, row: int, col: int, values, along, line: int) -> tuple
     run = tuple((int(rows[i]), int(cols[i])) for i in range(lo, hi + 1) if i != line)
     first, last = (int(rows[lo]), int(cols[lo])), (int(rows[hi]), int(cols[hi]))
     return run, f"{a1(*first)}:{a1(*last)}"
+
+
+def _shorter(a: float, b: float) -> bool:
+    """Whether `a` is written in fewer significant digits than `b`."""
+    return _digits(a) < _digits(b)
+
+
+def _digits(k: float) -> int:
+    """The significant digits `_nice` writes `k` in (13 for a number it cannot write)."""
+    text = _nice(k)
+    return 13 if text is None else len(text.replace(".", "").replace("-", "").strip("0"))
 
 
 def _nice(k: float) -> str | None:

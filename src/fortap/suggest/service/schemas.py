@@ -204,13 +204,13 @@ MinScore = Annotated[
 class RecoverRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     sheet: SheetName
-    min_score: MinScore = 0.5  # `RecoverConfig.min_score`
+    min_score: MinScore = 0.4  # `RecoverConfig.min_score`
 
 
 class RecoverAccept(BaseModel):
     model_config = ConfigDict(extra="forbid")
     sheet: SheetName
-    min_score: MinScore = 0.5  # `RecoverConfig.min_score`
+    min_score: MinScore = 0.4  # `RecoverConfig.min_score`
     cells: list[CellText] | None = Field(
         default=None,
         max_length=500,
