@@ -154,7 +154,8 @@ def test_a_missing_model_is_a_503_naming_its_folder(tmp_path: Path):
         assert r.status_code == 503
         assert r.json()["detail"] == (
             f"{what} needs its model, and the folder {absent} does not exist: the shipped "
-            "models come with fortap's repository clone (its models/ folder)"
+            "models come in the models/ folder of fortap's repository; set FORTAP_MODELS to "
+            f"such a folder (looked in {tmp_path})"
         )
 
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # torch is imported where weights are read or written: a fold
 
 T = TypeVar("T")
 FORMAT = 1
-REPO = Path(__file__).resolve().parents[3]  # data is named relative to it (../shared/data/...)
+MODELS_ENV = "FORTAP_MODELS"  # a folder holding the shipped models (cell-types/, table-qa/, ...)
 MODEL_JSON, ENCODER, HEAD, METRICS, CARD = (
     "model.json", "encoder", "head.safetensors", "metrics.json", "README.md"
 )  # fmt: skip
@@ -150,14 +150,44 @@ def write_metrics(directory: str | Path, metrics: dict) -> None:
     (Path(directory) / METRICS).write_text(json.dumps(metrics, indent=1) + "\n")
 
 
+def repository() -> Path | None:
+    """The fortap repository this code runs from (a clone, or an editable install): the first
+    folder above this file holding both pyproject.toml and models/; None for an installed
+    wheel."""
+    for folder in Path(__file__).resolve().parents:
+        if (folder / "pyproject.toml").is_file() and (folder / "models").is_dir():
+            return folder
+    return None
+
+
+def models_root() -> Path:
+    """Where the shipped model folders are: `$FORTAP_MODELS`, else the repository's models/,
+    else ./models (the first that is set or found)."""
+    if os.environ.get(MODELS_ENV):
+        return Path(os.environ[MODELS_ENV]).expanduser()
+    return (repository() or Path.cwd()) / "models"
+
+
+def shipped(name: str) -> Path:
+    """The shipped model folder `name` (`cell-types`, `table-qa`, `encoders/fortap-small`)."""
+    return models_root() / name
+
+
+def where_shipped(folder: Path) -> str:
+    """How to point fortap at its shipped models, for a message about a missing `folder`."""
+    return (f"the shipped models come in the models/ folder of fortap's repository; set "
+            f"{MODELS_ENV} to such a folder (looked in {folder.parent})")  # fmt: skip
+
+
 def data_name(path: str | Path) -> str:
-    """`path` as a folder's metrics and card name it: relative to the repository."""
-    return os.path.relpath(Path(path).resolve(), REPO)
+    """`path` as a folder's metrics and card name it: relative to the repository (or to the
+    working folder, where fortap runs from an installed wheel)."""
+    return os.path.relpath(Path(path).resolve(), repository() or Path.cwd())
 
 
 def data_path(name: str) -> Path:
     """The data a folder names (`data_name`), found again from the repository."""
-    return (REPO / name).resolve()
+    return ((repository() or Path.cwd()) / name).resolve()
 
 
 def write_card(

@@ -28,11 +28,11 @@ from typing import Literal
 
 from fortap.errors import FortapError
 from fortap.model.pretrained import ENCODERS
-from fortap.tasks.model_folder import REPO
+from fortap.tasks.model_folder import shipped
 from fortap.training.loop import TrainConfig
 from fortap.training.optim import OptimConfig
 
-SHIPPED_ENCODERS = REPO / "models" / "encoders"
+SHIPPED_ENCODERS = shipped("encoders")
 
 # task -> (default --lr, default --encoder-lr); the help of `fortap finetune` prints these
 TASK_RATES = {

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from fortap.errors import FortapError
-from fortap.tasks.model_folder import loaded_once
+from fortap.tasks.model_folder import loaded_once, where_shipped
 
 T = TypeVar("T")
 
@@ -29,10 +29,8 @@ def check_installed(folder: Path, what: str) -> None:
     """A `ModelMissing` naming `folder` when it is not there; `what` names the feature."""
     if not folder.is_dir():
         state = "is a file, not a folder" if folder.exists() else "does not exist"
-        raise ModelMissing(
-            f"{what} needs its model, and the folder {folder} {state}: the shipped "
-            "models come with fortap's repository clone (its models/ folder)"
-        )
+        raise ModelMissing(f"{what} needs its model, and the folder {folder} {state}: "
+                           f"{where_shipped(folder)}")  # fmt: skip
 
 
 def load_once(folder: Path, what: str, load: Callable[[Path], T]) -> T:

@@ -32,7 +32,7 @@ from fortap.tasks.cell_types.labels import CELL_TYPES, Typed
 if TYPE_CHECKING:
     from fortap.tasks.cell_types.encoder_typer import EncoderTyper
 
-SHIPPED = model_folder.REPO / "models" / "cell-types"  # what `fortap cell-types` uses by default
+SHIPPED = model_folder.shipped("cell-types")  # what `fortap cell-types` uses by default
 
 
 @dataclass

@@ -31,7 +31,7 @@ from fortap.table.model import Table
 from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.saus import as_saus
-from fortap.tasks.model_folder import data_name
+from fortap.tasks.model_folder import data_name, where_shipped
 
 COLOURS = {  # type -> (grid letter, rich style, PNG colour)
     "metadata": ("M", "bold magenta", "#c77dff"),
@@ -82,7 +82,8 @@ def load_typer(model_dir: Path | None) -> tuple[CellTyper, str]:
     if not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "does not exist"
         given = f"--model {model_dir}" if model_dir is not None else f"the shipped model {folder}"
-        raise FortapError(f"{given}: {what}; {NEEDS_MODEL}")
+        hint = NEEDS_MODEL if model_dir is not None else f"{where_shipped(folder)}; {NEEDS_MODEL}"
+        raise FortapError(f"{given}: {what}; {hint}")
     name = str(model_dir) if model_dir is not None else f"{data_name(SHIPPED)} (shipped)"
     return CellTyper.load(folder), name
 

@@ -22,13 +22,13 @@ from fortap.sheet.read import read_workbook
 from fortap.table.detect import detect_tables
 from fortap.table.hitab import read_hitab
 from fortap.table.model import Table
-from fortap.tasks.model_folder import REPO, data_name, loaded_once
+from fortap.tasks.model_folder import data_name, loaded_once, shipped
 from fortap.tasks.table_qa.answer_formula import answer_formula, grid_note
 from fortap.tasks.table_qa.baselines import crossing
 from fortap.tasks.table_qa.headers import HeaderPaths
 from fortap.tasks.table_qa.operations import Execution, execute
 
-SHIPPED = REPO / "models" / "table-qa"  # what `fortap ask` uses by default
+SHIPPED = shipped("table-qa")  # what `fortap ask` uses by default
 
 
 @dataclass(frozen=True)
