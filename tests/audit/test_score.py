@@ -1,4 +1,5 @@
-"""The shipped audit weights: they load, name the facts findings carry, and a fit recovers them."""
+"""The shipped audit weights: they load, weigh the facts the checks declare and no other, and a
+fit recovers them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import numpy as np
 import pytest
 
 from fortap.audit.auditor import AuditConfig
+from fortap.audit.checks import counts, declared
 from fortap.audit.findings import INCONSISTENT, KINDS, MISSING
 from fortap.audit.fit import fit_weights, logistic
-from fortap.audit.score import LOG1P, WEIGHTS_FILE, Weights, load_weights
+from fortap.audit.score import WEIGHTS_FILE, Weights, load_weights
 from fortap.errors import FortapError
+from fortap.suggest.api import source_names
 
-# every fact `auditor` writes, by kind (the match_<source> flags: the engine's sources)
+# every fact the checks declare, by kind, but the engine's match_<source> flags
 FACTS = {
     MISSING: {"run_share", "hole", "run_formulas", "run_cells", "fix_equal", "top_equal",
               "lower_equal", "weak_equal", "match_score", "checked", "run_end", "total_line",
@@ -26,13 +29,17 @@ FACTS = {
 def test_shipped_weights_name_the_facts():
     w = load_weights()
     assert set(w.coef) == set(w.bias) == set(KINDS)
+    flags = {f"match_{s}" for s in source_names()}
     for kind in KINDS:
-        plain = {n for n in w.coef[kind] if not n.startswith("match_") or n == "match_score"}
-        assert plain == FACTS[kind], kind
+        assert set(declared()[kind]) == FACTS[kind] | (flags if kind == MISSING else set())
+        assert set(w.coef[kind]) == set(declared()[kind]), kind  # a weight for each, no other
+    assert w.coef[MISSING]["match_model"] == 0.0  # no model matched where they were fitted
     assert set(w.thresholds) == set(KINDS) and all(0.0 < t < 1.0 for t in w.thresholds.values())
     assert AuditConfig().min_score is None and AuditConfig().cutoff() == w.thresholds
     assert AuditConfig(min_score=0.3).cutoff() == dict.fromkeys(KINDS, 0.3)
-    assert "TASI" in w.fitted_on and json.loads(WEIGHTS_FILE.read_text())["log1p"] == sorted(LOG1P)
+    assert "TASI" in w.fitted_on
+    assert json.loads(WEIGHTS_FILE.read_text())["log1p"] == sorted(counts())
+    assert counts() == {"run_formulas", "run_cells", "odd", "left_out"}
     assert 0.0 < w.base_rate < w.thresholds[MISSING]  # a bare typed number is never flagged
 
 
@@ -51,10 +58,47 @@ def test_score_is_the_logistic_of_the_facts():
 
 def test_bad_weights_file(tmp_path):
     bad = tmp_path / "w.json"
-    bad.write_text(json.dumps({"thresholds": {MISSING: 0.4}, "log1p": sorted(LOG1P), "bias": {MISSING: 0.0},
+    bad.write_text(json.dumps({"thresholds": {MISSING: 0.4}, "log1p": sorted(counts()), "bias": {MISSING: 0.0},
                                "base_rate": 0.1, "weights": {MISSING: {}}}))  # fmt: skip
     with pytest.raises(FortapError, match="w.json: not audit weights"):
         load_weights(bad)
+
+
+def test_weights_whose_facts_differ_from_the_declared_ones_are_refused(tmp_path):
+    doc = json.loads(WEIGHTS_FILE.read_text())
+    doc["weights"][MISSING]["match_typo"] = 1.0  # a fact no check declares
+    del doc["weights"][INCONSISTENT]["slip"]  # and a declared one without a weight
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(FortapError) as err:
+        load_weights(path)
+    assert str(err.value) == (
+        f"{path}: its facts are not those the audit's checks declare (missing-formula: not "
+        "declared by any check: match_typo; inconsistent-formula: missing slip); fit the "
+        "weights again with `fortap finetune formula-audit`"
+    )
+    # read as the file has them, for the scores of a fit's findings (`refit.finetune`)
+    assert load_weights(path, strict=False).coef[MISSING]["match_typo"] == 1.0
+    counted = tmp_path / "counted.json"  # a count read as a plain value
+    counted.write_text(json.dumps(json.loads(WEIGHTS_FILE.read_text()) | {"log1p": ["odd"]}))
+    want = r"declare \(counts odd, declared as counts left_out, odd, run_cells, run_formulas\)"
+    with pytest.raises(FortapError, match=want):
+        load_weights(counted)
+
+
+def test_a_fit_weighs_every_declared_fact_and_refuses_others():
+    rows = [(MISSING, {"hole": float(i % 2), "checked": 1.0}) for i in range(40)]
+    labels = [i % 2 == 1 for i in range(40)]
+    names = {kind: set(facts) for kind, facts in declared().items()}
+    w = fit_weights(rows, labels, "toy", declared=names)
+    assert {k: set(v) for k, v in w.coef.items()} == names
+    assert w.coef[MISSING]["hole"] > 1.0 and w.coef[MISSING]["top_equal"] == 0.0  # no row has it
+    assert w.coef == Weights.from_json(w.to_json()).coef  # what the fit writes loads
+    alone = fit_weights(rows, labels, "toy")  # over the facts the rows carry, the same weights
+    assert alone.coef[MISSING] == {n: w.coef[MISSING][n] for n in ("checked", "hole")}
+    with pytest.raises(FortapError, match="missing-formula findings carry facts no check "
+                                          "declares: holes"):  # fmt: skip
+        fit_weights([(MISSING, {"holes": 1.0})] * 2, [True, False], declared=names)
 
 
 def test_bare_typed_numbers_score_their_base_rate():

@@ -1,26 +1,22 @@
-"""`audit`: a workbook's findings, structure first, the engine's candidates for the rest.
+"""`audit`: a workbook's findings: the checks find, the auditor plans, budgets and scores.
 
-For each sheet: formula cells that break their block (`inconsistent.breaks`) and typed numbers
-in runs of formulas (`missing.holes`) are found from the parsed R1C1 texts alone. Years and codes
-that head a block (`labels`) are labels, not typed numbers: they end runs as text does. The
-structure decides first, for every typed number: a number in a run with formulas gets the run's
-formula re-anchored to it (its hole's fix) previewed at the cell (about 1 ms), and a fix that
-gives the typed value settles it; a number in no run with formulas has no block asking for a
-formula (a hole whose fix leaves the sheet has no preview). The numbers not settled are put in
-one fixed order (`plan`: those the structure points at first, a hole between two equal
-formulas, a high share of formulas in the run, the last number of a run where totals stand;
-ties by sheet, row, column), and the first `AuditConfig.max_checks` get the suggestion engine's
-top suggestions (`evidence.candidates`). A suggest call costs 10-45 ms, so asking it for every
-number of a 10,000-number model would take minutes; the budget, a count of engine checks, keeps
-an audit to seconds and its findings the same on every run. `check_seconds` is a safety stop
-only (off by default): once the checks took that long no other starts, and `Audit.stopped` says
-so, since a run stopped by the clock checks as many numbers as the machine allowed. Each cell's
-facts are scored (`score.combine`, fitted weights); findings under their kind's threshold
-(`AuditConfig.cutoff`) are dropped. Every typed number is scored: one the structure and the
-engine say nothing of (no hole, no matching candidate) scores the share of key cells among such
-numbers where the weights were fitted (`score.Weights.base_rate`), under any fitted threshold.
-`Audit` counts how each was scored: by the structure alone (not given engine checks) or with
-the engine's checks.
+Each check of `checks.CHECKS` reads every sheet audited (`checks.base.AuditedSheet`: its parsed
+formulas, its typed numbers, and the years and codes among them that are labels, `labels`) and
+returns its findings unscored (`checks.base.Found`); one finding per cell and kind stands, the
+first check's. Some ask for the suggestion engine (`Found.engine`: `typed_numbers` asks for every
+typed number the structure did not settle). A suggest call costs 10-45 ms, so asking it for
+every number of a 10,000-number model would take minutes: the auditor puts those asks in one
+fixed order (`Found.priority`, the structure's pointers first; ties by sheet, row, column) and
+grants the first `AuditConfig.max_checks`, a count that keeps an audit to seconds and its
+findings the same on every run. `check_seconds` is a safety stop only (off by default): once
+the engine checks took that long no other starts, and `Audit.stopped` says so, since a run
+stopped by the clock checks as many numbers as the machine allowed. Each finding's facts are
+scored (`score.Weights`, one model per kind over the facts its checks declare); findings under
+their kind's threshold (`AuditConfig.cutoff`) are dropped. Every typed number is scored: one the
+structure and the engine say nothing of scores the share of key cells among such numbers where
+the weights were fitted (`score.Weights.base_rate`), under any fitted threshold. `Audit` counts
+how each was scored: by the structure alone (not given engine checks) or with the engine's
+checks.
 """
 
 from __future__ import annotations
@@ -28,25 +24,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from fortap.audit import evidence
-from fortap.audit.aggregates import Short, adds_up_to, shorts, totalled
-from fortap.audit.display import same_shown
-from fortap.audit.findings import INCONSISTENT, KINDS, MISSING, Finding
-from fortap.audit.inconsistent import Break, breaks, describe
-from fortap.audit.labels import labels
-from fortap.audit.missing import Hole, holes, line_holes, numbers
-from fortap.audit.score import combine, default_thresholds
-from fortap.audit.structure import AXES, AXIS_NAMES, runs
+from fortap.audit import checks
+from fortap.audit.checks.base import AuditedSheet, Check, Found, read_sheet
+from fortap.audit.findings import KINDS, Finding
+from fortap.audit.score import WEIGHTS_FILE, Weights, load_weights
 from fortap.errors import FortapError
 from fortap.sheet.model import a1
-from fortap.suggest import api
-from fortap.suggest.api import SheetContext, Suggester
-
-WEAK_SOURCES = frozenset({"verbatim", "induced", "echo", "book"})  # matches: `weak_equal`
-# `run_cells` of a break counts up to this: the 75th percentile of the run lengths of the TASI
-# key's inconsistent-formula findings (13 cells), which the weights are fitted on
-RUN_SEEN = 13
+from fortap.suggest.api import Suggester
 
 
 @dataclass(frozen=True)
@@ -56,10 +42,11 @@ class AuditConfig:
     # findings scored below this are not reported (None: each kind's threshold fitted with the
     # weights, `cutoff`)
     min_score: float | None = None
-    max_checks: int = 300  # typed numbers per workbook the structure did not settle given the
-    # engine's candidates, in order
+    max_checks: int = 300  # findings asking for the engine (typed numbers the structure did not
+    # settle) given its candidates, in order
     check_seconds: float = 0.0  # safety stop: no check starts once they took this long (0: none)
     top: int = 3  # suggestions previewed per typed number checked
+    weights: Path | Weights | None = None  # a weights.json, or loaded weights (None: shipped)
 
     def __post_init__(self) -> None:
         if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:
@@ -69,10 +56,16 @@ class AuditConfig:
                 "AuditConfig.max_checks and check_seconds must be >= 0, AuditConfig.top >= 1"
             )
 
+    def load_weights(self) -> Weights:
+        """The weights the audit scores with (`weights`, or the shipped ones)."""
+        if isinstance(self.weights, Weights):
+            return self.weights
+        return load_weights(WEIGHTS_FILE if self.weights is None else self.weights)
+
     def cutoff(self) -> dict[str, float]:
         """The score a finding of each kind needs to be reported."""
         if self.min_score is None:
-            return default_thresholds()
+            return dict(self.load_weights().thresholds)
         return dict.fromkeys(KINDS, self.min_score)
 
 
@@ -85,7 +78,7 @@ class Audit:
     checked: int  # of them, given the engine's candidates
     formulas: int  # formula cells in the sheets audited
     labels: int  # typed years and codes read as labels (`labels`), not audited
-    planned: int  # engine checks the budget allows: min(max_checks, typed not settled)
+    planned: int  # engine checks the budget allows: min(max_checks, findings asking for one)
     stopped: bool  # the safety stop (`check_seconds`) ended the checks before `planned`
     seconds: float  # wall time of the audit (the one field that differs between runs)
 
@@ -106,6 +99,9 @@ class Audit:
                 "findings": [f.to_json() for f in self.findings]}  # fmt: skip
 
 
+Key = tuple[str, str, tuple[int, int]]  # a finding's kind, sheet and cell
+
+
 def audit(
     sg: Suggester,
     sheets: list[str] | None = None,
@@ -113,226 +109,61 @@ def audit(
     update: Callable[[float, str], None] | None = None,
 ) -> Audit:
     """Findings of the sheets named (default: all), best score first."""
-    cfg = cfg or AuditConfig()
     begin = time.perf_counter()
-    found: list[Finding] = []
-    queue: list[Planned] = []
-    formulas = heads = 0
-    typed_of: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers, labels too
-    for name in sheets or sg.context.sheet_names():
-        sc = sg.context.sheet(name)
-        formulas += len(sc.cells)
-        typed = typed_of[sc.sheet.name] = numbers(sc)
-        named = labels(sc, typed)
-        found += _formula_findings(sg, name, sc, named)
-        heads += len(named)
-        queue += plan(sc, typed - named)
-    queue.sort(key=lambda p: p.order)
-    # the structure decides first: every hole's fix previewed at its cell (about 1 ms each);
-    # a number it gives is settled, and the engine checks only the others. The safety stop's
-    # clock starts here, though it stops engine checks only
-    start = time.perf_counter()
-    fixed = {(p.sheet, p.cell): _fix_number(sg, p) for p in queue if p.hole is not None}
-    settled = {place for place, (_, equal) in fixed.items() if equal}
-    planned = min(cfg.max_checks, len(queue) - len(settled))
-    checks, stopped = 0, False
-    totals: dict[str, set[tuple[int, int]]] = {}  # sheet -> its typed numbers a total adds up
-    cut = cfg.cutoff()
-    for p in queue:
-        engine = (p.sheet, p.cell) not in settled and checks < planned and not stopped
-        if engine and cfg.check_seconds and time.perf_counter() - start >= cfg.check_seconds:
-            engine, stopped = False, True
-        if engine and update is not None:
-            update(checks, f"{p.sheet}!{a1(*p.cell)}")
-        checks += engine
-        sc = sg.context.sheet(p.sheet)
-        if engine and p.sheet not in totals:
-            totals[p.sheet] = totalled(sc, typed_of[p.sheet])
-        got = fixed.get((p.sheet, p.cell), (None, False))
-        finding = _missing(sg, sc, p, engine, got, totals.get(p.sheet, set()), cfg, cut)
-        if finding is not None:
-            found.append(finding)
-    found = [f for f in found if f.score >= cut[f.kind]]
-    found.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
+    cfg = cfg or AuditConfig()
+    weights, cut = cfg.load_weights(), cfg.cutoff()
+    read = [read_sheet(sg, name, cfg.top) for name in sheets or sg.context.sheet_names()]
+    found = _find(read, checks.CHECKS)
+    queue = plan(found)
+    planned = min(cfg.max_checks, len(queue))
+    done, stopped = _ask_engine(found, queue[:planned], cfg.check_seconds, update)
+    scored = [_scored(check, sheet, f, weights) for (_, sheet, _), (check, f) in found.items()]
+    kept = [f for f in scored if f.score >= cut[f.kind]]
+    kept.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))
+    typed, heads = sum(len(s.typed) for s in read), sum(len(s.labels) for s in read)
+    formulas = sum(len(s.context.cells) for s in read)
     seconds = time.perf_counter() - begin
-    return Audit(found, len(queue), checks, formulas, heads, planned, stopped, seconds)
+    return Audit(kept, typed, done, formulas, heads, planned, stopped, seconds)
 
 
-def _fix_number(sg: Suggester, p: Planned) -> tuple[float | None, bool]:
-    """The hole's fix previewed at the cell: its number, and whether it shows the typed one."""
-    if p.hole is None or p.hole.fix is None:
-        return None, False
-    got = evidence.fix_value(sg, p.sheet, p.cell, p.hole.fix)
-    c = sg.context.sheet(p.sheet).sheet.cell(*p.cell)
-    return got, got is not None and same_shown(got, float(c.value), c.style.number_format)
+def _find(read: list[AuditedSheet], every: tuple[Check, ...]) -> dict[Key, tuple[Check, Found]]:
+    """Every check's findings on every sheet, one per cell and kind: the first check's (a
+    short total stands for its cell over a break of a block), its facts the declared ones."""
+    out: dict[Key, tuple[Check, Found]] = {}
+    for sheet in read:
+        for check in every:
+            names = {fact.name for fact in check.facts}
+            for f in check.find(sheet):
+                if unknown := sorted(set(f.facts) - names):
+                    where = f"{sheet.name}!{a1(*f.cell)}"
+                    raise FortapError(f"check {check.name!r} wrote facts it does not declare "
+                                      f"at {where}: {', '.join(unknown)}")  # fmt: skip
+                out.setdefault((check.kind, sheet.name, f.cell), (check, f))
+    return out
 
 
-@dataclass(frozen=True)
-class Planned:
-    """A typed number in the order of checks, with what the structure says of it."""
-
-    sheet: str
-    cell: tuple[int, int]
-    hole: Hole | None  # its best hole (None: in no run with formulas)
-    end: bool  # the last cell of a value run of 3+ (where a total stands)
-
-    @property
-    def order(self) -> tuple:
-        """Structure first (`_priority`), then sheet, row, column: one order on every run."""
-        return (-_priority(self.hole, self.end), self.sheet, self.cell)
+def plan(found: dict[Key, tuple[Check, Found]]) -> list[Key]:
+    """The findings that ask for the engine, in the one order its checks are granted in: the
+    structure's pointers first (`Found.priority`), then sheet, row, column."""
+    asking = [key for key, (_, f) in found.items() if f.engine is not None]
+    return sorted(asking, key=lambda key: (-found[key][1].priority, key[1], key[2], key[0]))
 
 
-def plan(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Planned]:
-    """The sheet's typed numbers `typed` (labels left out) with their holes and run ends."""
-    best = {h.cell: h for h in _best(holes(sc, typed), _hole_rank)}
-    for h in _best(line_holes(sc, typed - set(best)), _hole_rank):
-        best[h.cell] = h
-    ends = _run_ends(typed | set(sc.cells))
-    return [Planned(sc.sheet.name, c, best.get(c), c in ends) for c in sorted(typed)]
+def _ask_engine(found: dict[Key, tuple[Check, Found]], granted: list[Key], check_seconds: float,
+                update: Callable[[float, str], None] | None) -> tuple[int, bool]:  # fmt: skip
+    """Each granted finding replaced by its engine check's, in order, until the safety stop
+    (`check_seconds` since the first, 0: none); how many ran, and whether the stop cut them."""
+    start = time.perf_counter()
+    for done, key in enumerate(granted):
+        if check_seconds and time.perf_counter() - start >= check_seconds:
+            return done, True
+        check, f = found[key]
+        if update is not None:
+            update(done, f"{key[1]}!{a1(*f.cell)}")
+        found[key] = (check, f.engine())  # `plan` queues only the findings that ask
+    return len(granted), False
 
 
-def _formula_findings(sg: Suggester, name: str, sc: SheetContext,
-                      named: set[tuple[int, int]]) -> list[Finding]:  # fmt: skip
-    """Breaks and short totals of a sheet (`named`: its labels), one finding per cell: a total
-    stopping short names the rows it leaves out, so it stands for its cell over a break of a
-    block. The pick is by structure, not by score: the findings the weights are fitted on do not
-    depend on the weights (one cell picked by score moved the held-out precision by 0.02)."""
-    odd = {f.a1: f for f in (_inconsistent(sg, name, b) for b in _best(breaks(sc), _break_rank))}
-    for short in shorts(sc, named):
-        f = _short(name, short)
-        odd[f.a1] = f
-    return list(odd.values())
-
-
-def _best(items, rank):
-    """One item per cell: the best by `rank` (a run per axis may flag the same cell twice)."""
-    out = {}
-    for item in items:
-        old = out.get(item.cell)
-        if old is None or rank(item) > rank(old):
-            out[item.cell] = item
-    return list(out.values())
-
-
-def _break_rank(b: Break) -> tuple:
-    return (b.interior, b.share)
-
-
-def _hole_rank(h: Hole) -> tuple:
-    return (h.hole, h.share, h.fix is not None)
-
-
-def _priority(hole: Hole | None, end: bool) -> float:
-    structure = 0.0 if hole is None else hole.share + 0.5 * hole.hole
-    return structure + 0.25 * end
-
-
-def _run_ends(places: set[tuple[int, int]]) -> set[tuple[int, int]]:
-    """The last cell of every value run of 3+ cells (where a total stands)."""
-    return {run.cells[-1] for axis in AXES for run in runs(places, axis) if len(run.cells) >= 3}
-
-
-def _inconsistent(sg: Suggester, sheet: str, b: Break) -> Finding:
-    facts = {
-        "block_share": b.share,
-        "interior": float(b.interior),
-        "odd": float(b.odd),
-        # a run longer than most the key's breaks stand in counts as that long: the fit cannot
-        # say what a length it never saw means (a large model's blocks run for 100+ cells)
-        "run_cells": float(min(len(b.run.cells), RUN_SEEN)),
-        # how much it breaks its block: one slip (each moved reference off by one) inside a
-        # block, scored by the share of the run the block holds
-        "slip": b.share if b.interior and b.by_one else 0.0,
-        # another sketch: the block's references less one (a term left out)
-        "dropped": float(b.dropped),
-    }
-    cell = sg.context.sheet(sheet).sheet.cell(*b.cell)
-    text = f"{a1(*b.cell)}: {describe(b)}; expected {b.fix}"
-    got = evidence.fix_value(sg, sheet, b.cell, b.fix)
-    shown = evidence.number_of(api.current(sg, sheet, b.cell))
-    if got is not None and shown is not None:
-        differs = not same_shown(got, shown, cell.style.number_format)
-        facts["fix_differs"] = float(differs)
-        text += f" (gives {got:,.10g}, the cell shows {shown:,.10g})" if differs else ""
-    score = combine(INCONSISTENT, facts)
-    return Finding(sheet, *b.cell, INCONSISTENT, score, text, b.fix, tuple(facts.items()))
-
-
-def _short(sheet: str, s: Short) -> Finding:
-    # one number left out above is the common slip (the first row under a header); a longer
-    # stretch is as often a sub-total of its own group
-    above = (1.0 if s.left_out == 1 else 0.5) if s.left_out else 0.0
-    facts = {"stops_short": above, "short_below": float(s.below > 0),
-             "left_out": float(s.left_out + s.below),
-             "blank_ends": float(s.lead + s.trail > 0)}  # fmt: skip
-    said = [f"leaves out the {n} number{'s' * (n != 1)} {side} its range"
-            for n, side in ((s.left_out, "above"), (s.below, "below")) if n]  # fmt: skip
-    what = ["a range stopping short"] * bool(said)
-    if s.lead + s.trail:
-        said.append(f"reaches past its numbers into empty cells ({', '.join(s.empty)})")
-        what.append("reaching past its numbers" if what else "a range reaching past its numbers")
-    text = f"{a1(*s.cell)}: {s.text} {' and '.join(said)}: {' and '.join(what)}; expected {s.fix}"
-    score = combine(INCONSISTENT, facts)
-    return Finding(sheet, *s.cell, INCONSISTENT, score, text, s.fix, tuple(facts.items()))
-
-
-def _missing(sg: Suggester, sc: SheetContext, p: Planned, checked: bool,
-             got: tuple[float | None, bool], inputs: set[tuple[int, int]], cfg: AuditConfig,
-             cut: dict[str, float]) -> Finding | None:  # fmt: skip
-    """The typed number `p` scored as a missing formula; None when it scores under its kind's
-    threshold in `cut` (most numbers: the text is not written for them). `checked`: given the
-    engine's candidates; `got`: its hole's fix previewed at the cell (the structure's check,
-    `_fix_number`: the number, and whether it shows the typed one);
-    `inputs`: the sheet's typed numbers a total already adds up."""
-    cell, hole = p.cell, p.hole
-    c = sc.sheet.cell(*cell)
-    value, fmt = float(c.value), c.style.number_format
-    facts: dict[str, float] = {}
-    said: list[str] = []
-    fix = None
-    if hole is not None:
-        fix = hole.fix
-        if hole.line:  # a line of totals across gaps: the other totals of its row (column)
-            facts["total_line"] = 1.0
-            said.append(f"the other {AXIS_NAMES[1 - hole.run.axis]} totals of its "
-                        f"{AXIS_NAMES[hole.run.axis]} ({hole.formulas}) are formulas")  # fmt: skip
-        else:
-            # a run of two says less than a run of ten: the share counts fully from 3 formulas
-            facts["run_share"] = hole.share * min(hole.formulas, 3) / 3
-            facts["hole"] = float(hole.hole)
-            facts["run_formulas"] = float(hole.formulas)
-            facts["run_cells"] = float(len(hole.run.cells))
-            run = f"{AXIS_NAMES[hole.run.axis]} run {hole.run.span()}"
-            said.append(f"{hole.formulas} of the other {len(hole.run.cells) - 1} cells of its "
-                        f"{run} are formulas")  # fmt: skip
-        number, equal = got
-        if equal:
-            facts["fix_equal"] = 1.0
-            said.insert(0, f"{hole.fix} gives {number:,.10g}")
-    if checked and "fix_equal" not in facts:
-        match = evidence.candidates(sg, sc.sheet.name, cell, value, fmt, cfg.top)
-        if match is not None and cell in inputs and adds_up_to(match.formula, sc.sheet.name, cell):
-            match = None  # a total over the rows above an input of the table's own total
-        if match is not None:
-            # formulas fitted to the values (induced), echoes of equal values and formulas
-            # copied from elsewhere match a typed number by chance more often than not
-            name = "weak_equal" if match.source in WEAK_SOURCES else None
-            facts[name or ("top_equal" if match.rank == 1 else "lower_equal")] = 1.0
-            facts["match_score"], facts[f"match_{match.source}"] = match.score, 1.0
-            if match.source == "copy":
-                # the block it is copied from: on TASI the key's typed numbers match copies of
-                # smaller blocks (mean log(1 + n) 1.5 against 2.4), a long dragged block's
-                # formula gives a number by chance more often (chosen on inner folds of each half)
-                facts["copy_block"] = match.block
-            said.insert(0, f"{match.formula} ({match.source}, suggestion {match.rank}) gives it")
-            fix = fix if hole is not None and hole.hole else match.formula
-    facts["checked"], facts["run_end"] = float(checked), float(p.end)
-    score = combine(MISSING, facts)
-    if score < cut[MISSING]:
-        return None
-    said = said or [
-        "nothing in its runs" + (" or the suggestions" * checked) + " points at a formula"
-    ]
-    text = f"{a1(*cell)} holds {value:,.10g} typed by hand; " + "; ".join(said)
-    return Finding(sc.sheet.name, *cell, MISSING, score, text + ": missing formula", fix,
-                   tuple(facts.items()))  # fmt: skip
+def _scored(check: Check, sheet: str, f: Found, weights: Weights) -> Finding:
+    score = weights.score(check.kind, f.facts)
+    return Finding(sheet, *f.cell, check.kind, score, f.evidence, f.fix, tuple(f.facts.items()))

@@ -31,12 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fortap.audit.auditor import AuditConfig
+from fortap.audit.checks import declared
 from fortap.audit.evaluate import Scored, audit_key, gold_of
 from fortap.audit.findings import KINDS
 from fortap.audit.fit import fit_weights
 from fortap.audit.keys import EXCELINT_FILE, TASI_FILE, KeySheet, excelint_key, tasi_key
 from fortap.audit.measure import HALVES, above, half_of, scores
-from fortap.audit.score import Weights
+from fortap.audit.score import Weights, load_weights
 from fortap.console import stdout_console
 from fortap.errors import FortapError
 
@@ -130,10 +131,11 @@ def on_key(found: Sequence[Scored], key: list[KeySheet], paths: Sequence[str | P
 
 def fit_findings(found: Sequence[Scored], gold: set, fitted_on: str, c: float = 1.0) -> Weights:
     """Weights and thresholds fitted on `found`, label: the place is in `gold` (whose places
-    without a finding count as missed in the thresholds' F1)."""
+    without a finding count as missed in the thresholds' F1), over the facts the checks declare
+    (what `score.load_weights` accepts)."""
     rows = [(s.kind, dict(s.facts)) for s in found]
     missed = len(set(gold) - {s.place for s in found})
-    return fit_weights(rows, [s.place in gold for s in found], fitted_on, c, missed)
+    return fit_weights(rows, [s.place in gold for s in found], fitted_on, c, missed, declared())
 
 
 def cross_fit(found: Sequence[Scored], gold: set, c: float = 1.0) -> dict[str, Weights]:
@@ -192,7 +194,10 @@ def finetune(paths: Sequence[str | Path], out: str | Path, cfg) -> dict:
         found = on_key(read_findings(fit.findings), key, paths, fit.findings)
         how = f"the findings of {fit.findings}"
     else:
-        audit_cfg = AuditConfig(max_checks=fit.max_checks, check_seconds=0.0)
+        # scored by the weights the fit replaces, as the file has them: a check added since has
+        # no weight there yet, and the fit reads the findings' facts, not their scores
+        old = load_weights(strict=False)
+        audit_cfg = AuditConfig(max_checks=fit.max_checks, check_seconds=0.0, weights=old)
         run = audit_key(key, audit_cfg, ranker_for(cfg.ranker, fit.rankers))
         found, errors = run.found, run.errors
         rankers = (f"one per half, {fit.rankers}" if fit.rankers is not None

@@ -73,3 +73,14 @@ def nearest(places: list[int], at: int) -> int:
     20,000 cells searched once per cell took minutes (`vkt_tertile_mean.xlsx`)."""
     j = bisect_left(places, at)
     return min(places[max(j - 1, 0) : j + 1], key=lambda i: (abs(i - at), i))
+
+
+def best_per_cell(items, rank) -> list:
+    """One item per cell (`item.cell`), the best by `rank`, ties to the first: a run per axis
+    may flag the same cell twice."""
+    out = {}
+    for item in items:
+        old = out.get(item.cell)
+        if old is None or rank(item) > rank(old):
+            out[item.cell] = item
+    return list(out.values())

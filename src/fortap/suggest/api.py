@@ -10,6 +10,7 @@ formulas as a `SheetContext`); then, per cell, as 0-based (row, col) of a named 
 - `reanchor` / `refs_of`: a formula copied to another cell as Excel's fill does it, and the
   references a formula tree holds;
 - `find_sheet`: a sheet by name (exact, then ignoring case), or an error naming the book;
+- `source_names`: the name of every candidate source a suggestion can come from;
 - `native_stderr_silenced`: file descriptor 2 sent to /dev/null while the engine runs, so that
   formualizer's panic text stays off the terminal;
 - `Auditor`: what `fortap serve`'s findings toggle is handed to audit a sheet with.
@@ -24,7 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fortap.suggest.calc_book import native_stderr_silenced
+from fortap.suggest.candidates import source_names as sheet_source_names
 from fortap.suggest.candidates.anchor import Copy, reanchor, refs_of
+from fortap.suggest.candidates.base import MODEL_SOURCE
 from fortap.suggest.cells import find_sheet
 from fortap.suggest.context import SheetContext, Target
 from fortap.suggest.engine import Suggester, Suggestion
@@ -46,6 +49,7 @@ __all__ = [
     "preview",
     "reanchor",
     "refs_of",
+    "source_names",
 ]
 
 Cell = tuple[int, int]  # 0-based row, col
@@ -80,3 +84,10 @@ def candidates(sg: Suggester, sheet: str, cell: Cell,
     ranking = sg.ranking(Target(sheet, *cell), k=k)
     features = {c.formula: c.features for c in ranking.candidates}
     return [(s, features.get(s.formula, {})) for s in ranking.printed]
+
+
+def source_names() -> tuple[str, ...]:
+    """The name of every candidate source a suggestion can come from (`Suggestion.source`), in
+    generation order: those of `fortap suggest`, then a formula-prediction model's (a suggester
+    opened with a model, as `fortap serve --model` opens one)."""
+    return (*sheet_source_names(), MODEL_SOURCE)

@@ -17,6 +17,8 @@ from typing import Protocol
 
 from fortap.suggest.context import BookContext, Place, Target
 
+MODEL_SOURCE = "model"  # `model.ModelSource.name`, here so that naming it loads no torch
+
 
 @dataclass(frozen=True)
 class Candidate:

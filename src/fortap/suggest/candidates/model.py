@@ -38,7 +38,7 @@ from typing import ClassVar
 
 from fortap.encoding.example import Example
 from fortap.sheet.model import Cell, Region
-from fortap.suggest.candidates.base import Candidate
+from fortap.suggest.candidates.base import MODEL_SOURCE, Candidate
 from fortap.suggest.context import BookContext, Place, Target
 from fortap.table.detect import DEFAULT_TABLES, build_table
 from fortap.table.model import Table
@@ -57,7 +57,7 @@ TARGET_KIND = "number"
 class ModelSource:
     """The candidate source over a loaded `FormulaPredictor` (a `base.Source`)."""
 
-    name: ClassVar[str] = "model"
+    name: ClassVar[str] = MODEL_SOURCE
     needs_formulas: ClassVar[bool] = False  # it proposes in every setting, the paper's too
     FEATURES: ClassVar[tuple[str, ...]] = ("model_rank", "model_logp", "model_range_logp")
 
