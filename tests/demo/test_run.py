@@ -48,7 +48,7 @@ def test_fortap_demo_runs_end_to_end(tmp_path):
     # step 9: the population sheet typed by the shipped cell-type model, its grid and PNG
     typed = result.output.split("9. cell types", 1)[1].split("10. table QA", 1)[0]
     assert "Table 12 of population.xlsx" in typed and "M Table 12" in typed
-    assert "T Population" in typed and "L Maine" in typed and "* 282146" in typed
+    assert "T Population" in typed and "L Maine" in typed and "= 282146" in typed
     assert f"PNG:{tmp_path / 'demo' / 'cell_types.png'}" in "".join(typed.split())  # folded
     assert (tmp_path / "demo" / "cell_types.png").stat().st_size > 10_000
     # step 10: two questions, each answer with its operation and Excel formula

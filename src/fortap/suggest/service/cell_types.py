@@ -1,8 +1,9 @@
 """The page's cell-type colouring: each cell of a sheet typed by the shipped cell-type model.
 
-The sheet is typed as `fortap cell-types` types it (`tasks.cell_types.show`): reduced to what a
-SAUS sheet shows (`saus.as_saus`), then `CellTyper.type_sheet`, in sheet coordinates. The record
-names each typed cell as `fortap cell-types --json` does (`cell`, `type`, `probability`), with
+The sheet is typed as `fortap cell-types` types it (`cell_types.own_formulas.type_cells`): the
+model reads what a SAUS sheet shows, and a cell whose own formula aggregates or combines the
+sheet's cells is derived. The record names each typed cell as `fortap cell-types --json` does
+(`cell`, `type`, `probability`, `from`: `formula` or `model`), with
 the model that typed it and a legend in the colours of that command's PNG (`show.COLOURS`), so
 the page and the PNG agree. The route caches the record per sheet in the session
 (`OpenBook.cell_types`) until a formula is written into that sheet.
@@ -18,7 +19,7 @@ from fortap.suggest.service.grid import refuse_large
 from fortap.suggest.service.shipped_models import load_once
 from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES
-from fortap.tasks.cell_types.saus import as_saus
+from fortap.tasks.cell_types.own_formulas import type_cells
 from fortap.tasks.cell_types.show import COLOURS
 from fortap.tasks.model_folder import data_name
 
@@ -37,8 +38,9 @@ def typed_record(sheet: Sheet, folder: Path | None) -> dict[str, Any]:
     `folder` None = the shipped model."""
     refuse_large(sheet, MAX_TYPED_CELLS, "the cell-type colouring types")
     typer = load_once(folder or SHIPPED, "the cell-type colouring", CellTyper.load)
-    typed = typer.type_sheet(as_saus(sheet))
-    cells = [{"cell": a1(r, c), "type": CELL_TYPES[k], "probability": round(p, 4)}
+    typed, own = type_cells(typer, sheet)
+    cells = [{"cell": a1(r, c), "type": CELL_TYPES[k], "probability": round(p, 4),
+              "from": "formula" if (r, c) in own else "model"}
              for (r, c), (k, p) in sorted(typed.items())]  # fmt: skip
     return {
         "sheet": sheet.name,

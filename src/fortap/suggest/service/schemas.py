@@ -131,6 +131,8 @@ class TypedCellOut(BaseModel):
     cell: str = Field(description="A1 of a cell with content.")
     type: str
     probability: float = Field(description="The model's probability of that type.")
+    from_: str = Field(alias="from", description="`formula`: typed derived from the cell's own "
+                       "formula; `model`: typed by the model.")  # fmt: skip
 
 
 class CellTypesOut(BaseModel):

@@ -30,6 +30,7 @@ from fortap.table.detect import build_table
 from fortap.table.model import Table
 from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.own_formulas import read_computed, type_cells, uncached
 from fortap.tasks.cell_types.saus import as_saus
 from fortap.tasks.model_folder import data_name, where_shipped
 
@@ -41,7 +42,9 @@ COLOURS = {  # type -> (grid letter, rich style, PNG colour)
     "top_attribute": ("T", "cyan", "#4cc9f0"),
     "derived": ("*", "bold red", "#ef476f"),
 }
-LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items())
+FROM_FORMULA = "="  # the grid's letter of a cell typed derived from its own formula
+LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items()) + (
+    f", {FROM_FORMULA} derived from its own formula")
 NEEDS_MODEL = ("cell-types needs a cell-type model: --model FOLDER, the model/ folder that "
                "`fortap finetune cell-types SAUS_FOLDER -o OUT` writes (OUT/model), SAUS_FOLDER "
                "holding the SAUS cell-type data set (saus.jl.gz)")  # fmt: skip
@@ -54,6 +57,7 @@ class TypedSheet:
     probabilities: dict[RC, float]  # the model's probability of each typed cell's type
     rows: tuple[int, ...] = ()  # the sheet row of each table row (`sheet.occupied.squeeze`)
     cols: tuple[int, ...] = ()
+    by_formula: frozenset[RC] = frozenset()  # cells typed derived from their own formula
 
     def row(self, r: int) -> int:
         return self.rows[r] if self.rows else self.table.region.top + r
@@ -89,10 +93,14 @@ def load_typer(model_dir: Path | None) -> tuple[CellTyper, str]:
 
 
 def type_sheet(book: Path, sheet_name: str | None, typer: CellTyper) -> TypedSheet:
-    """The sheet as a SAUS-trained model knows it, typed, over its occupied rows and columns."""
-    sheet = as_saus(pick_sheet(book, sheet_name))
-    typed = typer.type_sheet(sheet)  # sheet coordinates
-    picked = squeeze(sheet)
+    """The sheet as a SAUS-trained model knows it, typed, over its occupied rows and columns;
+    a cell whose own formula aggregates or combines the sheet's cells is derived whatever the
+    model says (`own_formulas`), its formula computed first when the file holds no value."""
+    original = pick_sheet(book, sheet_name)
+    if uncached(original):
+        original = read_computed(book, lambda copy: pick_sheet(copy, sheet_name))
+    typed, own = type_cells(typer, original)  # sheet coordinates
+    picked = squeeze(as_saus(original))
     row_at = {r: i for i, r in enumerate(picked.rows)}
     col_at = {c: i for i, c in enumerate(picked.cols)}
     small = picked.sheet
@@ -102,14 +110,16 @@ def type_sheet(book: Path, sheet_name: str | None, typer: CellTyper) -> TypedShe
     }
     types = {rc: k for rc, (k, _) in cells.items()}
     probs = {rc: p for rc, (_, p) in cells.items()}
-    return TypedSheet(table, types, probs, picked.rows, picked.cols)
+    by_formula = frozenset((row_at[r], col_at[c]) for r, c in own if r in row_at and c in col_at)
+    return TypedSheet(table, types, probs, picked.rows, picked.cols, by_formula)
 
 
 def as_record(book: Path, typed: TypedSheet, model: str, typer: CellTyper) -> dict:
     """What `--json` prints: the book, sheet and model, and each typed cell row by row with its
     address in the sheet, its type and the model's probability of it."""
     cells = [{"cell": a1(typed.row(r), typed.col(c)), "type": CELL_TYPES[k],
-              "probability": round(typed.probabilities[(r, c)], 4)}
+              "probability": round(typed.probabilities[(r, c)], 4),
+              "from": "formula" if (r, c) in typed.by_formula else "model"}
              for (r, c), k in sorted(typed.types.items())]  # fmt: skip
     return {"book": str(book), "sheet": typed.table.sheet, "model": model, "kind": typer.kind,
             "cells": cells}  # fmt: skip
@@ -129,6 +139,7 @@ def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12) -> Ri
             text = t.cell(r, c).text.strip()[:width].replace("[", "\\[")
             if kind is not None:  # the letter keeps the type readable without colours
                 letter, style, _ = COLOURS[CELL_TYPES[kind]]
+                letter = FROM_FORMULA if (r, c) in typed.by_formula else letter
                 text = f"[{style}]{letter} {text}[/]"
             row.append(text)
         out.add_row(str(typed.row(r) + 1), *row)
@@ -194,7 +205,8 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
         console.print(f"(first {min(t.n_rows, max_rows)} of {t.n_rows} rows and "
                       f"{min(t.n_cols, max_cols)} of {t.n_cols} columns shown; the PNG has all)")  # fmt: skip
     counts = {name: sum(v == i for v in typed.types.values()) for i, name in enumerate(CELL_TYPES)}
-    console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items()))
+    console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items())
+                  + f" ({len(typed.by_formula)} derived from their own formulas)")
     console.print(f"letters: {LEGEND}")
     console.print(f"typed by {model_name}: {typer.summary}", highlight=False)
     with atomic_path(png) as tmp:

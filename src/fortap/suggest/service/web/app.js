@@ -23,7 +23,7 @@ const state = {
   ask: 0,            // id of the latest suggest request; older answers are dropped
   unsaved: false,    // formulas were accepted since the last download
   colour: false,     // the cell-type toggle is on
-  types: new Map(),  // sheet name -> {colours: type -> colour, cells: A1 -> {type, probability}}
+  types: new Map(),  // sheet name -> {colours: type -> colour, cells: A1 -> {type, probability, from}}
   answer: null,      // {sheet, refs: Set of A1, formula} of the last answer shown
   asked: 0,          // id of the latest question; older answers are dropped
   flag: false,       // the findings toggle is on (findings.js)
@@ -210,7 +210,8 @@ function cellDiv(row, col, rows = 1, cols = 1) {
   if (kind) {
     el.dataset.type = kind.type;
     el.style.background = typed.colours[kind.type];
-    el.title = [el.title, `${kind.type.replace("_", " ")} (${kind.probability.toFixed(2)})`].filter(Boolean).join(" · ");
+    const why = kind.from === "formula" ? "from its formula" : kind.probability.toFixed(2);
+    el.title = [el.title, `${kind.type.replace("_", " ")} (${why})`].filter(Boolean).join(" · ");
   }
   const answer = state.answer;
   if (answer && answer.sheet === state.sheet.name && answer.refs.has(el.dataset.a1)) el.classList.add("qa");
