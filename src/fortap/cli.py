@@ -572,7 +572,7 @@ def cell_types(
     ] = None,
     sheet: Annotated[str | None, typer.Option(help="Sheet name (default: the first).")] = None,
     png: Annotated[
-        Path | None, typer.Option(help="PNG to write (default: BOOK-SHEET-cell-types.png here).")
+        Path | None, typer.Option(help="Also draw the sheet coloured by type into this PNG.")
     ] = None,
     rows: Annotated[int, typer.Option(help="Rows of the grid printed (the PNG has all).")] = 60,
     json_: Annotated[
@@ -585,14 +585,15 @@ def cell_types(
     ] = False,
     threads: ThreadsOption = 0,
     overwrite: Annotated[
-        bool, typer.Option("--overwrite", help="Replace the PNG if it exists (else refused).")
+        bool, typer.Option("--overwrite", help="Replace the --png file if it exists (else refused).")
     ] = False,
 ) -> None:
     """Type every non-empty cell of a sheet: metadata, notes, data, left/top attribute, derived.
 
-    Prints the typed grid, says which model typed it, and writes a PNG of the sheet coloured by
-    type. Without --model it uses the shipped models/cell-types (LightGBM on features computed
-    from the sheet)."""
+    Prints the typed grid and says which model typed it (with --png, also a picture of the sheet
+    coloured by type). A cell whose own formula totals or combines the sheet's cells is derived.
+    Without --model it uses the shipped models/cell-types (LightGBM on features computed from
+    the sheet)."""
     from fortap.tasks.cell_types.show import run_cell_types
 
     _set_threads(threads)

@@ -43,7 +43,12 @@ def test_cell_types_uses_the_shipped_model_without_model(data_dir, tmp_path, mon
         "\n", " "
     )
     assert "Agaricus" in result.output and "types: metadata" in result.output
-    assert (tmp_path / "10-labeling-cell-types.png").stat().st_size > 10_000
+    assert list(tmp_path.iterdir()) == []  # a picture only when asked
+    again = CliRunner().invoke(app, args)  # so the same command runs again, as it did
+    assert again.exit_code == 0 and again.output == result.output
+    drawn = CliRunner().invoke(app, [*args, "--png", str(tmp_path / "types.png")])
+    assert drawn.exit_code == 0, drawn.output
+    assert (tmp_path / "types.png").stat().st_size > 10_000
 
 
 def test_json_gives_each_cells_address_type_and_probability_and_nothing_else(

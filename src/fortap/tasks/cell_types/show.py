@@ -7,7 +7,7 @@ what a SAUS sheet shows (`saus.as_saus`: bold, indent, alignment and the top bor
 formulas, no merges), because a model trained on SAUS never saw the rest vary. The model types
 every non-empty cell (`CellTyper.type_sheet`). The grid, over the sheet's occupied rows and
 columns (`sheet.occupied.squeeze`), is printed with each cell's text coloured by type, with
-the model that typed it, and a PNG of the sheet coloured by type is written. `--json` prints
+the model that typed it, and with `--png FILE` a PNG of the sheet coloured by type. `--json` prints
 one record instead: the book, sheet and model, and each typed cell's address, type and
 probability (`as_record`).
 """
@@ -23,7 +23,7 @@ from rich.table import Table as RichTable
 
 from fortap.encoding.piece import RC
 from fortap.errors import FortapError
-from fortap.outputs import atomic_path, check_file, file_part
+from fortap.outputs import atomic_path, check_file
 from fortap.sheet.model import Region, Sheet, a1, column_letter
 from fortap.sheet.occupied import squeeze
 from fortap.table.detect import build_table
@@ -180,9 +180,9 @@ def write_png(typed: TypedSheet, path: Path) -> None:
 def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path | None,
                    max_rows: int = 60, max_cols: int = 16, console: Console | None = None,
                    overwrite: bool = False, as_json: bool = False) -> TypedSheet:  # fmt: skip
-    """Type the sheet, print its grid, the model and the count of each type, write the PNG (an
-    explicit `png` is checked before the model runs; the default name, from the book and sheet,
-    after). `as_json` prints `as_record` alone on stdout, and writes a PNG only when asked."""
+    """Type the sheet, print its grid (or `as_record` alone on stdout, `as_json`), the model and
+    the count of each type; write a PNG only when `png` asks for one (checked before the model
+    runs), so a second run of the same command never meets its own first output."""
     if max_rows < 1:
         raise FortapError(f"--rows must be >= 1, got {max_rows}")
     if png is not None:
@@ -197,24 +197,19 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
                 write_png(typed, tmp)
         return typed
     t = typed.table
-    if png is None:
-        png = check_file(default_png(book, t.sheet), "--png", overwrite, ".png")
     max_cols = min(max_cols, max(1, (console.width - 6) // 16))  # the columns the screen holds
     console.print(grid(typed, max_rows, max_cols))
     if t.n_rows > max_rows or t.n_cols > max_cols:
         console.print(f"(first {min(t.n_rows, max_rows)} of {t.n_rows} rows and "
-                      f"{min(t.n_cols, max_cols)} of {t.n_cols} columns shown; the PNG has all)")  # fmt: skip
+                      f"{min(t.n_cols, max_cols)} of {t.n_cols} columns shown; --png draws "
+                      "them all)")  # fmt: skip
     counts = {name: sum(v == i for v in typed.types.values()) for i, name in enumerate(CELL_TYPES)}
     console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items())
                   + f" ({len(typed.by_formula)} derived from their own formulas)")
     console.print(f"letters: {LEGEND}")
     console.print(f"typed by {model_name}: {typer.summary}", highlight=False)
-    with atomic_path(png) as tmp:
-        write_png(typed, tmp)
-    console.print(f"PNG: {png}")
+    if png is not None:
+        with atomic_path(png) as tmp:
+            write_png(typed, tmp)
+        console.print(f"PNG: {png}")
     return typed
-
-
-def default_png(book: Path, sheet: str) -> Path:
-    """`BOOK-SHEET-cell-types.png` in the current folder, both names made safe for a file."""
-    return Path(f"{file_part(Path(book).stem, 60, 'book')}-{file_part(sheet)}-cell-types.png")
