@@ -8,6 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+ECHO = 200  # characters of a user's input an error message quotes at most
+
+
+def echo(text: str, limit: int = ECHO) -> str:
+    """`text` quoted for a message: whole when short, else its first `limit` characters and how
+    many more there were (an 8,000-character formula is not worth reading back)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text) - limit:,} more characters)"
+
 
 class FortapError(Exception):
     """Base of every error caused by input (files, formulas, configs, checkpoints)."""
@@ -62,7 +72,7 @@ class FormulaError(FortapError):
         self.position = position
         at = f" at {position}" if position is not None else ""
         loc = where(path, sheet, cell)
-        super().__init__(f"{reason}{at} in {text!r}" + (f" ({loc})" if loc else ""))
+        super().__init__(f"{reason}{at} in {echo(text)}" + (f" ({loc})" if loc else ""))
 
 
 class CheckpointError(FortapError):
