@@ -31,6 +31,7 @@ from fortap.audit.checks.base import AuditedSheet, Check, Found, read_sheet
 from fortap.audit.findings import KINDS, Finding
 from fortap.audit.score import WEIGHTS_FILE, Weights, load_weights
 from fortap.errors import FortapError
+from fortap.formula.references import quote_sheet
 from fortap.sheet.model import a1
 from fortap.suggest.api import Suggester
 
@@ -135,7 +136,7 @@ def _find(read: list[AuditedSheet], every: tuple[Check, ...]) -> dict[Key, tuple
             names = {fact.name for fact in check.facts}
             for f in check.find(sheet):
                 if unknown := sorted(set(f.facts) - names):
-                    where = f"{sheet.name}!{a1(*f.cell)}"
+                    where = f"{quote_sheet(sheet.name)}!{a1(*f.cell)}"
                     raise FortapError(f"check {check.name!r} wrote facts it does not declare "
                                       f"at {where}: {', '.join(unknown)}")  # fmt: skip
                 out.setdefault((check.kind, sheet.name, f.cell), (check, f))
@@ -159,7 +160,7 @@ def _ask_engine(found: dict[Key, tuple[Check, Found]], granted: list[Key], check
             return done, True
         check, f = found[key]
         if update is not None:
-            update(done, f"{key[1]}!{a1(*f.cell)}")
+            update(done, f"{quote_sheet(key[1])}!{a1(*f.cell)}")
         found[key] = (check, f.engine())  # `plan` queues only the findings that ask
     return len(granted), False
 

@@ -142,6 +142,8 @@ def _print(found, book: Path, top: int) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from fortap.formula.references import quote_sheet
+
     if not found:
         typer.echo(f"no finding in {book.name}")
         return
@@ -152,7 +154,8 @@ def _print(found, book: Path, top: int) -> None:
     for name in ("cell", "kind", "score", "fix", *(("evidence",) if wide else ())):
         table.add_column(name, overflow="fold")
     for f in shown:
-        row = [escape(f"{f.sheet}!{f.a1}"), f.kind, f"{f.score:.2f}", escape(f.fix or "")]
+        cell = escape(f"{quote_sheet(f.sheet)}!{f.a1}")
+        row = [cell, f.kind, f"{f.score:.2f}", escape(f.fix or "")]
         table.add_row(*row, *((escape(f.evidence),) if wide else ()))
     console.print(table)
     if len(shown) < len(found):
