@@ -41,6 +41,8 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("tasks", "recover"),
     ("suggest",),
     ("audit",),
+    # `fortap serve`: the engine, the audit, recover and the task models over HTTP
+    ("service",),
     ("demo",),
     ("cli",),
     ("__main__",),

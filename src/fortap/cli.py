@@ -659,8 +659,8 @@ def serve(
     quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
 ) -> None:
     """Serve formula suggestions over HTTP with a web page (needs the 'serve' extra)."""
-    from fortap.audit.page import page_auditor  # inside: the audit's imports are not light
-    from fortap.suggest.service.serve_cli import run_serve_cli
+    from fortap.service.audit_page import page_auditor  # inside: the audit's imports are not light
+    from fortap.service.serve_cli import run_serve_cli
 
     run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet,
                   page_auditor())  # fmt: skip

@@ -10,9 +10,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from fortap.cli import app
+from fortap.service.schemas import SuggestionOut
 from fortap.suggest.cli import suggestion_table
 from fortap.suggest.engine import Suggestion
-from fortap.suggest.service.schemas import SuggestionOut
 
 NOTE = "the cells it reads hold errors"
 

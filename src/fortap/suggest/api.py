@@ -1,4 +1,4 @@
-"""What another package (the audit) uses of the suggestion engine: the one public door.
+"""What other packages (the audit, the service) use of the suggestion engine: the one public door.
 
 A workbook is opened once (`open_book`: a `Suggester`, whose `context` holds each sheet's parsed
 formulas as a `SheetContext`); then, per cell, as 0-based (row, col) of a named sheet:
@@ -12,8 +12,7 @@ formulas as a `SheetContext`); then, per cell, as 0-based (row, col) of a named 
 - `find_sheet`: a sheet by name (exact, then ignoring case), or an error naming the book;
 - `source_names`: the name of every candidate source a suggestion can come from;
 - `native_stderr_silenced`: file descriptor 2 sent to /dev/null while the engine runs, so that
-  formualizer's panic text stays off the terminal;
-- `Auditor`: what `fortap serve`'s findings toggle is handed to audit a sheet with.
+  formualizer's panic text stays off the terminal.
 
 Everything else under `fortap.suggest` may change without notice to other packages;
 `tests/audit/test_suggest_door.py` checks that the audit imports nothing else from it.
@@ -32,10 +31,8 @@ from fortap.suggest.cells import find_sheet
 from fortap.suggest.context import SheetContext, Target
 from fortap.suggest.engine import Suggester, Suggestion
 from fortap.suggest.preview import Preview
-from fortap.suggest.service.findings import Auditor
 
 __all__ = [
-    "Auditor",
     "Copy",
     "Preview",
     "SheetContext",

@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from fortap.suggest.service.grid import json_value
-from fortap.suggest.service.shipped_models import check_installed
+from fortap.service.grid import json_value
+from fortap.service.shipped_models import check_installed
 from fortap.table.model import Table
 from fortap.tasks.table_qa.ask import SHIPPED, as_json, ask
 

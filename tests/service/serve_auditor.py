@@ -1,8 +1,8 @@
 """The `Auditor` the tests hand to `create_app`: the one `fortap serve` is handed
-(`fortap.audit.page`)."""
+(`fortap.service.audit_page`)."""
 
 from __future__ import annotations
 
-from fortap.audit.page import page_auditor
+from fortap.service.audit_page import page_auditor
 
 PAGE_AUDITOR = page_auditor()

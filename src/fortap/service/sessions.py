@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from fortap.errors import FortapError, SheetError
+from fortap.service.http_errors import UnknownSheet
+from fortap.service.store import OpenBook
 from fortap.sheet.export import not_kept
 from fortap.sheet.model import Region, Sheet
-from fortap.suggest.service.http_errors import UnknownSheet
-from fortap.suggest.service.store import OpenBook
 
 
 def open_session(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from fortap.errors import FortapError
 
 if TYPE_CHECKING:
-    from fortap.suggest.service.findings import Auditor
+    from fortap.service.findings import Auditor
 
 
 def run_serve_cli(
@@ -24,8 +24,8 @@ def run_serve_cli(
 ) -> None:
     """`auditor`: the findings toggle's audit, which the caller (a later stage) hands in."""
     try:
-        from fortap.suggest.service.app import ServeConfig, run_serve
-        from fortap.suggest.service.store import StoreLimits
+        from fortap.service.app import ServeConfig, run_serve
+        from fortap.service.store import StoreLimits
     except ModuleNotFoundError as err:
         raise FortapError(
             f"fortap serve needs the [serve] extra ({err.name} is missing): "

@@ -12,18 +12,18 @@ import pytest
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 
 from fortap.recover import RecoverConfig, recover_sheet  # noqa: E402
+from fortap.service import recover_routes, recovered, routes  # noqa: E402
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.service.guard import TOKEN_HEADER  # noqa: E402
 from fortap.sheet.model import a1  # noqa: E402
 from fortap.sheet.read import read_workbook  # noqa: E402
-from fortap.suggest.service import recover_routes, recovered, routes  # noqa: E402
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.service.guard import TOKEN_HEADER  # noqa: E402
-from tests.suggest.serve_books import (  # noqa: E402
+from tests.service.serve_books import (  # noqa: E402
     ORDER_FORMULAS,
     ORDER_VALUES,
     budget_bytes,
     orders_bytes,
 )
-from tests.suggest.serve_client import page_client  # noqa: E402
+from tests.service.serve_client import page_client  # noqa: E402
 
 DEFAULT = RecoverConfig().min_score
 

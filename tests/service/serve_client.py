@@ -1,5 +1,5 @@
 """A test client that uses the service as its page does: from the page's own address, with the
-token the page carries and the cookie it sets (`fortap.suggest.service.guard`)."""
+token the page carries and the cookie it sets (`fortap.service.guard`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from fortap.suggest.service.guard import TOKEN_HEADER
+from fortap.service.guard import TOKEN_HEADER
 
 ORIGIN = "http://127.0.0.1:8000"
 

@@ -1,8 +1,7 @@
 """The page's findings toggle: the open sheet audited as `fortap audit BOOK --sheet NAME` does it.
 
-`audit/` is a later stage than `suggest/` (`tests/test_imports.py`: the audit is built on the
-engine), so the service imports none of it: the audit is handed to `create_app` as an `Auditor`
-by the caller that starts the server, as the engine itself is handed in as an `Opener`. Its
+The audit is handed to `create_app` as an `Auditor` (`audit_page.page_auditor` for `fortap
+serve`; a test may hand in another), as the engine itself is handed in as an `Opener`. Its
 `run` is the command's own entry point on the session's `Suggester` (the engine the page
 suggests with, holding the formulas accepted so far) and one sheet, with a budget of engine
 checks that is a count and no clock, so the same sheet gives the same findings on every request.
@@ -25,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fortap.errors import FortapError
+from fortap.service.grid import refuse_large
 from fortap.sheet.model import Sheet
-from fortap.suggest.engine import Suggester
-from fortap.suggest.service.grid import refuse_large
+from fortap.suggest.api import Suggester
 
 # the structure pass is linear in the cells; past this the command (with its progress) is the tool
 MAX_AUDITED_CELLS = 100_000

@@ -16,11 +16,11 @@ schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not i
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.service.guard import TOKEN_HEADER  # noqa: E402
-from tests.suggest.serve_auditor import PAGE_AUDITOR  # noqa: E402
-from tests.suggest.serve_books import budget_bytes  # noqa: E402
-from tests.suggest.serve_client import page_client  # noqa: E402
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.service.guard import TOKEN_HEADER  # noqa: E402
+from tests.service.serve_auditor import PAGE_AUDITOR  # noqa: E402
+from tests.service.serve_books import budget_bytes  # noqa: E402
+from tests.service.serve_client import page_client  # noqa: E402
 
 if "torch" in sys.modules:  # a bench module imported earlier in collection turned on
     sys.modules["torch"].set_flush_denormal(False)  # flush-to-zero: hypothesis needs subnormals

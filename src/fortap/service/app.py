@@ -45,14 +45,14 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from fortap.suggest.service import http_errors
-from fortap.suggest.service.findings import Auditor
-from fortap.suggest.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
-from fortap.suggest.service.http_errors import UploadLimit
-from fortap.suggest.service.model_routes import router as model_router
-from fortap.suggest.service.recover_routes import router as recover_router
-from fortap.suggest.service.routes import router
-from fortap.suggest.service.store import BROWSER_ID, StoreLimits, WorkbookStore
+from fortap.service import http_errors
+from fortap.service.findings import Auditor
+from fortap.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
+from fortap.service.http_errors import UploadLimit
+from fortap.service.model_routes import router as model_router
+from fortap.service.recover_routes import router as recover_router
+from fortap.service.routes import router
+from fortap.service.store import BROWSER_ID, StoreLimits, WorkbookStore
 
 WEB = Path(__file__).parent / "web"
 
@@ -89,7 +89,7 @@ def engine_opener(config: ServeConfig) -> Opener:
 
     def open_book(path: Path):
         from fortap.sheet.limits import ReadLimits
-        from fortap.suggest.engine import Suggester
+        from fortap.suggest.api import Suggester
 
         # LibreOffice's .xlsx of an .xls/.ods goes beside the upload, so it is deleted with it
         limits = ReadLimits(max_file_bytes=config.max_upload_bytes)

@@ -9,10 +9,10 @@ import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
 from fortap.suggest.preview_array import formulon_installed  # noqa: E402
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
+from tests.service.serve_client import page_client  # noqa: E402
 from tests.sheet.array_books import array_book, by_label, expected  # noqa: E402
-from tests.suggest.serve_client import page_client  # noqa: E402
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 

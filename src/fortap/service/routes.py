@@ -18,13 +18,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
 from fortap.errors import SheetError
-from fortap.sheet.export import array_text, export_xlsx
-from fortap.sheet.screening import SUPPORTED_SUFFIXES
-from fortap.suggest.service.findings import findings_record
-from fortap.suggest.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
-from fortap.suggest.service.guard import BROWSER_COOKIE
-from fortap.suggest.service.http_errors import upload_too_large
-from fortap.suggest.service.schemas import (
+from fortap.service.findings import findings_record
+from fortap.service.grid import json_value, parse_cell_a1, parse_range, sheet_window
+from fortap.service.guard import BROWSER_COOKIE
+from fortap.service.http_errors import upload_too_large
+from fortap.service.schemas import (
     CellWrite,
     FindingsOut,
     HealthOut,
@@ -35,8 +33,10 @@ from fortap.suggest.service.schemas import (
     WorkbookOut,
     WrittenOut,
 )
-from fortap.suggest.service.sessions import describe, open_session, session_sheet, user_names
-from fortap.suggest.service.store import BROWSER_ID, OpenBook, UnknownWorkbook
+from fortap.service.sessions import describe, open_session, session_sheet, user_names
+from fortap.service.store import BROWSER_ID, OpenBook, UnknownWorkbook
+from fortap.sheet.export import array_text, export_xlsx
+from fortap.sheet.screening import SUPPORTED_SUFFIXES
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ERRORS: dict[int | str, dict[str, Any]] = {

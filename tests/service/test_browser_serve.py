@@ -27,10 +27,10 @@ import pytest
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.service.cell_types import LEGEND  # noqa: E402
-from tests.suggest.serve_auditor import PAGE_AUDITOR  # noqa: E402
-from tests.suggest.serve_books import (  # noqa: E402
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.service.cell_types import LEGEND  # noqa: E402
+from tests.service.serve_auditor import PAGE_AUDITOR  # noqa: E402
+from tests.service.serve_books import (  # noqa: E402
     ORDER_FORMULAS,
     TOTAL_FORMULA,
     TOTAL_VALUE,

@@ -16,11 +16,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from fortap.suggest.service.answers import answer_record
-from fortap.suggest.service.cell_types import typed_record
-from fortap.suggest.service.routes import ERRORS
-from fortap.suggest.service.schemas import AnswerOut, AskRequest, CellTypesOut
-from fortap.suggest.service.sessions import session_sheet, user_names
+from fortap.service.answers import answer_record
+from fortap.service.cell_types import typed_record
+from fortap.service.routes import ERRORS
+from fortap.service.schemas import AnswerOut, AskRequest, CellTypesOut
+from fortap.service.sessions import session_sheet, user_names
 from fortap.tasks.table_qa.ask import largest_table
 
 MODEL_ERRORS = {**ERRORS, 503: ERRORS[404]}

@@ -24,8 +24,8 @@ from typing import Any
 
 from fortap.errors import FortapError
 from fortap.recover import RecoverConfig, recover_sheet
+from fortap.service.grid import json_value, parse_cell_a1, refuse_large
 from fortap.sheet.model import Sheet, a1
-from fortap.suggest.service.grid import json_value, parse_cell_a1, refuse_large
 
 # recovery searches each block of typed numbers (~100 numbers a second on one core on a sheet
 # of 12,000 numbers); the cap is the cell types' and the audit's, past it `fortap recover` runs

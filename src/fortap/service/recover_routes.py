@@ -17,9 +17,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from fortap.sheet.model import a1
-from fortap.suggest.service.grid import parse_cell_a1
-from fortap.suggest.service.recovered import (
+from fortap.service.grid import parse_cell_a1
+from fortap.service.recovered import (
     MAX_ACCEPTED,
     SheetChanged,
     check_min_score,
@@ -28,15 +27,16 @@ from fortap.suggest.service.recovered import (
     recovered_rows,
     still_typed,
 )
-from fortap.suggest.service.routes import ERRORS, accept_formula
-from fortap.suggest.service.schemas import (
+from fortap.service.routes import ERRORS, accept_formula
+from fortap.service.schemas import (
     RecoverAccept,
     RecoverAcceptOut,
     RecoverOut,
     RecoverRequest,
 )
-from fortap.suggest.service.sessions import session_sheet, user_names
-from fortap.suggest.service.store import OpenBook
+from fortap.service.sessions import session_sheet, user_names
+from fortap.service.store import OpenBook
+from fortap.sheet.model import a1
 
 router = APIRouter()
 

@@ -16,10 +16,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from fortap.errors import FortapError, SheetError
-from fortap.suggest.service.findings import NoAuditor
-from fortap.suggest.service.recovered import SheetChanged
-from fortap.suggest.service.shipped_models import ModelMissing
-from fortap.suggest.service.store import StoreFull, UnknownWorkbook
+from fortap.service.findings import NoAuditor
+from fortap.service.recovered import SheetChanged
+from fortap.service.shipped_models import ModelMissing
+from fortap.service.store import StoreFull, UnknownWorkbook
 
 log = logging.getLogger("fortap.serve")
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from fortap.service.grid import refuse_large
+from fortap.service.shipped_models import load_once
 from fortap.sheet.model import Sheet, a1
-from fortap.suggest.service.grid import refuse_large
-from fortap.suggest.service.shipped_models import load_once
 from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.own_formulas import type_cells

@@ -12,11 +12,11 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.service.guard import TOKEN_HEADER  # noqa: E402
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.service.guard import TOKEN_HEADER  # noqa: E402
 from fortap.tasks.cell_types.labels import CELL_TYPES  # noqa: E402
-from tests.suggest.serve_books import budget_bytes  # noqa: E402
-from tests.suggest.serve_client import page_client  # noqa: E402
+from tests.service.serve_books import budget_bytes  # noqa: E402
+from tests.service.serve_client import page_client  # noqa: E402
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 REAL = "hitab/annotation_examples/Sentence Revision Alignment Conversion-StatCan/10.xlsx"

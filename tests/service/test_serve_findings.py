@@ -13,18 +13,18 @@ pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 
 from fortap.audit.auditor import audit  # noqa: E402
 from fortap.audit.findings import INCONSISTENT, MISSING  # noqa: E402
+from fortap.service import findings as findings_module  # noqa: E402
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.service.guard import TOKEN_HEADER  # noqa: E402
 from fortap.suggest.engine import Suggester  # noqa: E402
-from fortap.suggest.service import findings as findings_module  # noqa: E402
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.service.guard import TOKEN_HEADER  # noqa: E402
-from tests.suggest.serve_auditor import PAGE_AUDITOR  # noqa: E402
-from tests.suggest.serve_books import (  # noqa: E402
+from tests.service.serve_auditor import PAGE_AUDITOR  # noqa: E402
+from tests.service.serve_books import (  # noqa: E402
     TYPED_CELL,
     TYPED_FIX,
     budget_bytes,
     typed_total_bytes,
 )
-from tests.suggest.serve_client import page_client  # noqa: E402
+from tests.service.serve_client import page_client  # noqa: E402
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 URL = "/workbooks/{}/sheets/Sales/findings"

@@ -9,16 +9,16 @@ import openpyxl
 import pytest
 
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
-from fortap.suggest.service.app import ServeConfig, create_app  # noqa: E402
-from fortap.suggest.service.store import StoreLimits  # noqa: E402
-from tests.sheet.sheet_builders import ole_file  # noqa: E402
-from tests.suggest.serve_books import (  # noqa: E402
+from fortap.service.app import ServeConfig, create_app  # noqa: E402
+from fortap.service.store import StoreLimits  # noqa: E402
+from tests.service.serve_books import (  # noqa: E402
     TOTAL_CELL,
     TOTAL_FORMULA,
     TOTAL_VALUE,
     budget_bytes,
 )
-from tests.suggest.serve_client import page_client  # noqa: E402
+from tests.service.serve_client import page_client  # noqa: E402
+from tests.sheet.sheet_builders import ole_file  # noqa: E402
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 NO_SUCH_ID = "0" * 32
@@ -327,7 +327,7 @@ def test_bad_cell_and_bad_range_are_422(client, book):
 
 
 def test_window_over_the_cell_limit_is_422(client, book, monkeypatch):
-    monkeypatch.setattr("fortap.suggest.service.grid.MAX_WINDOW_CELLS", 20)
+    monkeypatch.setattr("fortap.service.grid.MAX_WINDOW_CELLS", 20)
     assert client.get(f"/workbooks/{book}/sheets/Budget", params={"range": "A1:D5"}).is_success
     assert _error(client.get(f"/workbooks/{book}/sheets/Budget")) == (
         422,
@@ -381,7 +381,7 @@ def test_what_openpyxl_changes_in_charts_and_images_is_listed(client):
     from openpyxl.drawing.image import Image as SheetImage
     from PIL import Image
 
-    from tests.suggest.serve_books import budget_book
+    from tests.service.serve_books import budget_book
 
     wb = budget_book()
     ws = wb["Budget"]
