@@ -5,7 +5,7 @@
    same findings, both held out: "fitted", the logistic weights and threshold fitted on one
    half's findings (`fortap.audit.refit.cross_fit`, as the shipped weights.json is on both)
    scoring the other half, and back; "hand", the noisy-OR hand weights the fit replaced
-   (`helpers.audit_hand.HAND`) with thresholds (one per kind, together the F1-best:
+   (`fortap.audit.hand.HAND`) with thresholds (one per kind, together the F1-best:
    `measure.best_thresholds`) set on one half and reported on the other. A third row, the
    shipped weights at their threshold, saw both halves: not held out. Each half is audited with a
    ranker that never saw its books (`--rankers DIR`: DIR/A and DIR/B from
@@ -24,14 +24,15 @@
    number (p50 of `--sample` calls x the count).
 4. Injected faults (issue 45), on the large visible workbooks (`times_nz`, the 2050 models),
    which no weight or threshold was fitted on: `--faults` faults in all, spread evenly over
-   `FAULT_BOOKS`, of two kinds (`helpers.audit_faults`): a formula inside a dragged block typed
+   `FAULT_BOOKS`, of two kinds (`fortap.audit.faults`): a formula inside a dragged block typed
    over with its value, and one reference of such a formula shifted by one. All of a book's
-   faults go into one copy, far apart (`helpers.audit_fault_recall`). Recall per kind (a
+   faults go into one copy, far apart (`fortap.audit.fault_recall`). Recall per kind (a
    finding on the faulted cell; of the right kind, apart) with 95 % intervals, and the new
    false alarms per fault.
 5. Speed: open and audit seconds per 1,000 cells on the five largest visible workbooks
    (`SPEED_BOOKS`), with the counts the audit reports (typed numbers; of them, scored by the
-   structure alone, by the engine's checks, and not at all; ...).
+   structure alone, by the engine's checks, and not at all; ...); a book the fault part already
+   audited (its original's times and counts) is not audited again.
 
     python bench/helpers/audit_rankers.py runs/audit-rankers ../shared/data/tasi FOLDER...
     python bench/audit.py --rankers runs/audit-rankers --json runs/audit.json
@@ -56,7 +57,16 @@ import numpy as np
 
 from fortap.audit.auditor import AuditConfig, audit
 from fortap.audit.evaluate import audit_key, excelint_metrics, gold_of, tasi_metrics
+from fortap.audit.fault_recall import (
+    BookFaults,
+    book_faults,
+    counts_of,
+    print_recall,
+    recall_table,
+    timed_audit,
+)
 from fortap.audit.findings import KINDS
+from fortap.audit.hand import hand_score, rescored
 from fortap.audit.keys import excelint_key, tasi_key
 from fortap.audit.measure import HALVES, half_of
 from fortap.audit.refit import (
@@ -72,9 +82,6 @@ from fortap.audit.score import Weights, load_weights
 from fortap.audit.structure import is_number
 from fortap.suggest.context import Target
 from fortap.suggest.engine import Suggester
-from helpers.audit_fault_recall import BookFaults, book_faults, print_recall, recall_table
-from helpers.audit_hand import hand_score, rescored
-from helpers.audit_speed import speed_rows
 from helpers.paths import DATA
 
 MODEL2 = DATA / "excel_to_code_2050models" / "files" / "model2.xlsx"
@@ -289,6 +296,26 @@ def faults_part(args, cfg: AuditConfig, rows: list, targets: list, extra: dict) 
     targets.append({"name": "injected-fault recall", "value": round(every["recall"], 4),
                     "target": FAULT_RECALL, "met": every["recall"] >= FAULT_RECALL})  # fmt: skip
     return done
+
+
+def speed_rows(books: tuple[Path, ...], cfg: AuditConfig, measured: list[BookFaults]) -> list:
+    """Part 5: one row per book, printed as it comes (a book of `measured` is not audited again)."""
+    known = {b.book: b for b in measured}
+    rows = []
+    for path in books:
+        b = known.get(path.name)
+        if b is not None:
+            cells, seconds, counts = b.cells, b.seconds, b.counts
+        else:
+            sg, done, seconds = timed_audit(path, cfg)
+            cells, counts = sum(len(s.cells) for s in sg.workbook.sheets), counts_of(done)
+            del sg  # the engine of a large book holds a few hundred MB
+        per = 1e3 * (seconds["open_s"] + seconds["audit_s"]) / cells
+        rows.append({"key": "speed", "book": path.name, "cells": cells, **seconds, **counts,
+                     "s_per_1000_cells": round(per, 3)})  # fmt: skip
+        print(f"speed {path.name:30} {cells:7d} cells: open {seconds['open_s']:7.1f} s, audit "
+              f"{seconds['audit_s']:7.1f} s, {per:.3f} s per 1,000 cells; {counts}", flush=True)  # fmt: skip
+    return rows
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ Systems:
   and cached as the other baselines (a cache without them gains them), with LightGBM's choice
   per fold beside the cache (`*.choices.json`);
 - the fine-tuned encoders, collected from the fold runs that finished under --runs
-  (`RUNS/ENCODER/fold-K/metrics.json`, written by `bench/cell_types_runs.py`), at the task's
+  (`RUNS/ENCODER/fold-K/metrics.json`, each `fortap finetune cell-types --set data.fold=K`), at the task's
   budget and recipe (`minilm`, `fortap-tiny`, ...) and at other ones (`fortap-tiny-elr1e-3`:
   another encoder learning rate; `...-s2000`: another number of updates).
 - with `--hybrid ENCODERS` (`helpers.hybrid_rows`): each encoder's frozen cell states, reduced

@@ -3,7 +3,7 @@ training share and setting, each beside the rules and the prior on the same test
 
     .venv/bin/python bench/fp_pretraining.py OUT [OUT ...] [--labels a,b] [--json PATH]
 
-An OUT is a finished `fortap finetune formula-prediction ... -o OUT` folder (`fp_runs.read_run`).
+An OUT is a finished `fortap finetune formula-prediction ... -o OUT` folder (`read_run`).
 Its own config says what it is: the start encoder (`encoder.name`: random = no pretraining,
 minilm, tuta, fortap), the training share (`data.train`: full, or low_resource = the paper's
 20 %) and the setting (`data.setting`: paper, or sheet = the other formulas shown).
@@ -15,7 +15,7 @@ Three tables:
    paper setting's rules) and fill (the sheet setting's);
 3. each start's gap to the reference run of its setting and share (the first `random` run; no
    pretraining), formula and sketch top-1, pooled and per workbook, paired over the same test
-   targets with a 95 % workbook-bootstrap interval (`fp_runs.gaps`); and ForTaP − TUTA where
+   targets with a 95 % workbook-bootstrap interval (`gaps`); and ForTaP − TUTA where
    both ran. The gaps use the first run of each start in a group (a note names any other: give
    the seeds of one start in separate calls).
 
@@ -33,9 +33,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from fp_runs import METRICS, gaps, read_run
+from fortap.metrics.bootstrap import book_tallies, bootstrap_gap
+from fortap.tasks.formula_prediction.hits import read_predictions, record_hits
 from helpers.runs import labelled_runs
 
+METRICS = ("formula_top1", "sketch_top1")  # the paired gaps' metrics
 SHOWN = ("formula_top1", "formula_top5", "sketch_top1", "sketch_top5", "range_top1", "range_top5")
 BASELINES = ("sketch prior", "rules (paper)", "rules (sheet)")
 WIDTH = 200
@@ -47,6 +49,36 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--labels", help="comma-separated names of the runs (default: folder names)")
     p.add_argument("--json", help="write results and targets here")
     return p.parse_args(argv)
+
+
+def read_run(path: str | Path) -> dict:
+    """A run's metrics.json and its per-target hits, read back from predictions.jsonl with the
+    run's own gold match (`hits.record_hits`), for the paired gaps."""
+    out = Path(path)
+    if not (out / "metrics.json").is_file():
+        raise SystemExit(f"{out}: no metrics.json (an unfinished run?)")
+    targets, books, hits = [], [], {m: [] for m in METRICS}
+    for rec in read_predictions(out):
+        targets.append((rec["book"], rec["sheet"], rec["cell"]))
+        books.append(rec["book"])
+        got = record_hits(rec, k=5)
+        for name, found in hits.items():
+            found.append(float(got[name]))
+    return {"folder": str(out), "metrics": json.loads((out / "metrics.json").read_text()),
+            "targets": targets, "books": books, "hits": hits}  # fmt: skip
+
+
+def gaps(base: dict, run: dict) -> dict:
+    """`run` - `base` in each metric, pooled and per workbook, with workbook-bootstrap intervals."""
+    if run["targets"] != base["targets"]:
+        raise SystemExit(f"{run['folder']} and {base['folder']} were tested on different targets")
+    out = {}
+    for name in METRICS:
+        a = book_tallies(run["books"], run["hits"][name])
+        b = book_tallies(base["books"], base["hits"][name])
+        for mode in ("pooled", "per_workbook"):
+            out[f"{name}_{mode}"] = bootstrap_gap(a, b, per_workbook=mode == "per_workbook")
+    return out
 
 
 def kind(run: dict) -> tuple[str, str, str]:

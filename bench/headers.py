@@ -33,10 +33,10 @@ also shows every 5th HiTab table as a slice; the rules were not fitted per table
 was looked at too, so it is not a true hold-out.
 
 `--with-model` adds two rows that read the cell-type model's top_attribute and left_attribute
-cells (`helpers/typed_headers.py`): `model` (header rows and columns from the types alone) and
-`fortap+model` (the larger of the detector's and the model's count, each), the detector alone
-being their baseline. SAUS sheets are typed out of fold: each by a booster of the shipped
-recipe fitted on the four folds without it (`helpers/oof_cell_types.py`; the first run fits
+cells (`tasks/cell_types/typed_headers.py`): `model` (header rows and columns from the types
+alone) and `fortap+model` (the larger of the detector's and the model's count, each), the
+detector alone being their baseline. SAUS sheets are typed out of fold: each by a booster of the shipped
+recipe fitted on the four folds without it (`tasks/cell_types/oof_types.py`; the first run fits
 the five, 1 to 17 min each on 2 shared cores as the load varies, then reads them from
 `runs/headers/`); HiTab tables by the shipped `models/cell-types`, which never saw HiTab
 (cached there too). The rule was chosen on SAUS fold 0 alone, so the SAUS rows also show
@@ -57,12 +57,17 @@ from fortap.metrics.f1 import f1
 from fortap.sheet.model import Region, Sheet
 from fortap.table.detect import build_table, detect_tables
 from fortap.table.model import HeaderNode, Table
+from fortap.tasks.cell_types.oof_types import saus_oof_types, shipped_types
 from fortap.tasks.cell_types.saus import saus_sheet, to_cell
+from fortap.tasks.cell_types.saus_headers import (
+    KINDS,
+    baseline_labels,
+    count_sheet,
+    predicted_labels,
+)
 from fortap.tasks.cell_types.split import load_folds
-from helpers.oof_cell_types import saus_oof_types, shipped_types
+from fortap.tasks.cell_types.typed_headers import combine
 from helpers.paths import DATA, RUNS
-from helpers.saus_header_cells import KINDS, baseline_labels, count_sheet, predicted_labels
-from helpers.typed_headers import combine
 
 TARGETS = {"hitab header rows": 0.90, "hitab top tree": 0.85, "saus header-cell F1": 0.85}
 CACHE = RUNS / "headers"  # fold boosters and cell types of `--with-model`
@@ -174,7 +179,7 @@ def run_saus(limit: int | None, with_model: bool = False) -> dict[str, dict[str,
     model, fold 0 (where its rule was chosen) and folds 1-4."""
     with gzip.open(DATA / "saus_ctc/saus.jl.gz", "rt") as fh:
         records = [json.loads(line) for line in fh][:limit]
-    types = saus_oof_types(CACHE) if with_model else {}
+    types = saus_oof_types(CACHE, DATA / "saus_ctc") if with_model else {}
     fold_of = {f: k for k, names in enumerate(load_folds()) for f in names}
     counts: dict[str, dict[str, dict[str, list[int]]]] = {}
     for rec in records:

@@ -28,7 +28,7 @@ learning rate has decayed to 0 when the budget is spent however the calibration 
 The end evaluation goes workbook by workbook (`evaluate_by_book`), and a second table gives,
 for the gaps that decide the targets, a 95 % interval from resampling the dev workbooks with
 replacement, with the number of workbooks that carry the targets and how many equally sized
-ones they amount to (`helpers.pretrain_gaps.gap_rows`): the dev split's NRP pairs come from a few
+ones they amount to (`fortap.training.baseline_gaps.gap_rows`): the dev split's NRP pairs come from a few
 dozen workbooks, so a gap of 0.05 may lie inside the interval. NRP's hand position rule is
 given against the majority class the same way, as a measure of how wide the bar is.
 
@@ -80,12 +80,12 @@ from fortap.objectives.baselines import (  # noqa: E402
     nrp_fitted_position_rule,
     nrp_position_rule,
 )
+from fortap.training.baseline_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
 from fortap.training.by_workbook import evaluate_by_book  # noqa: E402
 from fortap.training.loop import train  # noqa: E402
 from fortap.training.pretrain import setup_pretrain  # noqa: E402
 from fortap.training.run_config import load_config  # noqa: E402
 from helpers.paths import CORPUS  # noqa: E402
-from helpers.pretrain_gaps import baseline_tallies, gap_rows, print_gaps  # noqa: E402
 
 OBJECTIVES = ("mlm", "cell_cloze", "table_context", "nrp", "ncp", "formula_mlm")
 MARGIN = 0.05  # "clearly": at least this much above the baseline, absolute

@@ -3,10 +3,10 @@ table QA, as the mean over seeds with a t-interval over seeds.
 
     .venv/bin/python bench/pretrain_seeds.py RUNS [--json PATH]
 
-RUNS is what `bench/device_pair.py collect` (GPU, MiniLM size) unpacked, or a folder laid out
-the same way by the CPU recipe: `cell_types/ENCODER/fold-K/metrics.json` and
-`table_qa/ENCODER/metrics.json`, ENCODER being `minilm` (the GPU's baseline), `random` (the CPU's,
-`bench/cpu_seeds.py`) or `RECIPE-sSEED` (`tuta-s0`, `fortap-s2`, ...). Per encoder: cell types' macro-F1 and derived F1, each the mean over the 5
+RUNS is a folder of fine-tuning runs (`fortap finetune ... -o OUT`) laid out as the GPU leases
+left them (`docs/pretraining-pair.md`): `cell_types/ENCODER/fold-K/metrics.json` and
+`table_qa/ENCODER/metrics.json`, ENCODER being `minilm` (the MiniLM-size baseline), `random` (the
+tiny one's) or `RECIPE-sSEED` (`tuta-s0`, `fortap-s2`, ...). Per encoder: cell types' macro-F1 and derived F1, each the mean over the 5
 SAUS folds (an encoder counts only with all 5), and table QA's test execution accuracy. A gap
 pairs the two recipes' runs of the same seed; its interval is Student's t over seeds (n − 1
 degrees of freedom), so it says how far a recipe's effect stands out of the run-to-run noise

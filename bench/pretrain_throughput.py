@@ -4,8 +4,9 @@ commit's and today's), the model step alone, and the whole run, per core and per
     .venv/bin/python bench/pretrain_throughput.py --corpus CORPUS [--base OLD_SRC]
         [--batches 60] [--rounds 2] [--workers 2] [--steps 3] [--device-rows] [--json PATH]
 
-The recipe is `bench/device_pair.py`'s ForTaP run: `--config small` (MiniLM size), ForTaP's
-objectives (NRP and NCP weight 4, formula samples only), MLM weight 0.3, 32 samples an update.
+The recipe is the ForTaP run of the GPU seeds comparison (`docs/pretraining-pair.md`): `--config
+small` (MiniLM size), ForTaP's objectives (NRP and NCP weight 4, formula samples only), MLM weight
+0.3, 32 samples an update.
 Rows (samples a second):
 * **pipeline, old / new**: batches of `setup_pretrain(...).stream`, nothing else, in a fresh
   process on one thread; the old code is `--base` (a checkout of the parent commit's `src`) on
@@ -47,11 +48,14 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from helpers.pair_common import PRETRAIN  # noqa: E402
 from helpers.paths import REPO  # noqa: E402
 
 BATCH = 32
-RECIPE = [  # device_pair.py's pretraining overrides that shape the examples and the step
+FORTAP = [  # ForTaP's objectives and their settings (the tiny-1h recipe's, models/encoders)
+    "objectives.use=mlm,cell_cloze,table_context,nrp,ncp,formula_mlm", "objectives.nrp.weight=4",
+    "objectives.ncp.weight=4", "data.formula_samples_only=true",
+]  # fmt: skip
+RECIPE = [  # the GPU pair's pretraining overrides that shape the examples and the step
     "objectives.mlm.weight=0.3", f"training.batch_size={BATCH}", "training.grad_accum=1",
     "optim.freeze_word_embeddings=true", "training.progress=false",
 ]  # fmt: skip
@@ -179,11 +183,8 @@ def main() -> None:
 
 
 def _objective_overrides() -> list[str]:
-    """ForTaP's objectives and their settings as `--set` overrides (`PRETRAIN["fortap"]`)."""
-    args, out = PRETRAIN["fortap"], []
-    for flag, value in zip(args[::2], args[1::2], strict=True):
-        out.append(f"objectives.use={value}" if flag == "--objectives" else value)
-    return out
+    """ForTaP's objectives and their settings as `--set` overrides (`FORTAP`)."""
+    return list(FORTAP)
 
 
 def _train_items(corpus: Path, recipe: list[str]) -> int:

@@ -14,7 +14,7 @@
    `fortap.suggest.engine.Suggester` (load time reported per workbook size), then
    `suggest(sheet, cell, k=5)` timed for up to `--latency-per-book` of its targets (previews
    included, the target's own formula hidden).
-3. Latency on large workbooks (`--latency-books`, default 10; `helpers/suggest_latency.py`):
+3. Latency on large workbooks (`--latency-books`, default 10; `fortap.suggest.latency`):
    the workbooks of the folders with the most formula cells, whatever their side of the split
    (`--ingest-report`: `fortap ingest`'s report.json; without it they are counted here),
    `--latency-per-book` calls each, previews and first calls on each sheet included; load time
@@ -29,7 +29,7 @@
    `--folders` limits the data folders (the issue's figures: euses_excelint, tasi,
    checkcell_benchmarks).
 
-Every metric is also printed for same-sheet and cross-sheet golds apart (`helpers/suggest_reach.py`),
+Every metric is also printed for same-sheet and cross-sheet golds apart (`fortap.suggest.reach`),
 with the share of wrong top-1s whose gold was no candidate against outranked, and by what.
 
 With `--model DIR` (a formula-prediction model folder) the model is a candidate source in both
@@ -63,13 +63,13 @@ from fortap.sheet.model import a1
 from fortap.suggest.books import side_of, targets_of, workbook_files
 from fortap.suggest.context import BookContext
 from fortap.suggest.evaluate import SuggestEvalConfig, evaluate
-from helpers.suggest_latency import (
+from fortap.suggest.latency import (
     largest_books,
     latency_rows,
     latency_targets,
     print_large_workbooks,
 )
-from helpers.suggest_reach import reach_rows
+from fortap.suggest.reach import reach_rows
 
 FOLDERS = (
     "euses_excelint", "tasi", "checkcell_benchmarks", "poi_testdata", "sheetcopilot",

@@ -17,8 +17,8 @@ training folders (`suggest/ranker_default/PROVENANCE.md`).
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -75,7 +75,9 @@ def train_halves(out: Path, halves: dict[str, list[str]], paths: list[str]) -> d
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4:
-        sys.exit("usage: python bench/helpers/audit_rankers.py OUT KEY FOLDER...")
-    target, key_folder, *folders = sys.argv[1:]
-    print(train_halves(Path(target), halves_of(Path(key_folder)), folders))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", type=Path, help="the rankers' folder (OUT/A, OUT/B)")
+    ap.add_argument("key", type=Path, help="the answer key's folder, e.g. ../shared/data/tasi")
+    ap.add_argument("folders", nargs="+", help="the shipped ranker's training folders")
+    args = ap.parse_args()
+    print(train_halves(args.out, halves_of(args.key), args.folders))

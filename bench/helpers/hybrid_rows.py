@@ -7,7 +7,7 @@ model chose on that fold's inner split (`-fx` rows: `hybrid-fx ENCODER`, `states
 instead of choosing again: the same head, only the columns differ, at a fraction of the cost
 (the dense state columns make LightGBM's choice several times slower than on the features).
 
-Each encoder's states come from `helpers.cell_states` (cached under `runs/cell_types/states/`,
+Each encoder's states come from `fortap.tasks.cell_types.state_cache` (cached under `STATES`,
 encoded here when missing). Each fold's confusions per file are cached in `cache` as soon as
 the fold is scored (`{system: {fold: {file: confusion}}}`), with the head's choice per fold
 beside it (`*.choices.json`), so a run stopped part way keeps its folds and a rerun computes
@@ -35,8 +35,10 @@ from fortap.tasks.cell_types.hybrid import hybrid
 from fortap.tasks.cell_types.metrics import confusion
 from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
-from helpers.cell_states import STATES, encode, fingerprint
+from fortap.tasks.cell_types.state_cache import encode, fingerprint
+from helpers.paths import RUNS
 
+STATES = RUNS / "cell_types" / "states"  # each encoder's cached cell states
 FIXED = "-fx"  # a row whose head takes the boosted model's setting and rounds of each fold
 CONTROL = "random"  # the untrained tiny encoder: what any encoder's states add
 FINE_TUNED = {"fortap-small": "fortap-s0", "minilm": "minilm", "random": "random"}
@@ -112,7 +114,8 @@ def hybrid_folds(encoders: Sequence[str], data_dir: Path, cache: Path, jobs: int
                 sheets, folds = read_saus(data_dir), load_folds()
                 data = {s.key: labelled_features(s) for s in sheets}
             if encoder not in loaded:
-                loaded = {encoder: load_states(encode(encoder, states_dir))}  # one in memory
+                states = encode(encoder, states_dir, data_dir)
+                loaded = {encoder: load_states(states)}  # one in memory
             for k in todo:
                 started = time.perf_counter()
                 train, test = fold_sides(sheets, folds, k)

@@ -534,7 +534,11 @@ def check_model(
 @_fail_cleanly
 def release(
     run: Annotated[
-        Path, typer.Argument(help="A finished `fortap finetune formula-prediction -o` folder.")
+        Path,
+        typer.Argument(
+            help="A finished `fortap finetune formula-prediction -o` or `fortap pretrain --out` "
+            "folder."
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="The release folder (created).")],
     corpus: Annotated[Path, typer.Option(help="The corpus whose split.json the run used.")],
@@ -546,13 +550,22 @@ def release(
     overwrite: OverwriteOption = False,
 ) -> None:
     """Release a formula-prediction run: its model in bfloat16, the split and the settings that
-    decide its test metrics, measured from the stored weights (check it with check-model).
+    decide its test metrics, measured from the stored weights (check it with check-model). Or
+    release a pretraining run: its encoder in bfloat16 (without MiniLM's word table when that
+    stayed frozen), the corpus's training workbooks and a card (e.g. models/encoders/NAME).
 
     OUT holding anything but an earlier release is refused unless --overwrite."""
-    from fortap.tasks.formula_prediction.release import release as make_release
+    from fortap.tasks.encoder_release import is_pretrain_run, release_encoder
 
     _set_threads(threads)
     _claim(out, "release", overwrite, (run,))
+    if is_pretrain_run(run):
+        done = release_encoder(run, out, corpus)
+        typer.echo(f"released the encoder into {out}: word table {done['words_from']}, "
+                   f"{done['books']} training workbooks listed")  # fmt: skip
+        return
+    from fortap.tasks.formula_prediction.release import release as make_release
+
     report = make_release(run, out, corpus, tables)
     for r in report.rows():
         typer.echo(f"{r['metric']}: run {r['reference']:.4f}, stored {r['stored']:.4f}")

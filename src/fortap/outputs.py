@@ -38,7 +38,7 @@ OWN_RUN: dict[str, tuple[str, ...]] = {
     "evaluate": ("metrics.json",),
     "audit": ("report.md",),
     "train-ranker": ("model.txt",),
-    "release": ("release.json",),
+    "release": ("release.json", "pretraining_books.json"),  # a model's, an encoder's
 }
 
 

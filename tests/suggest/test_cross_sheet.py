@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fortap.suggest.evaluate import reads_other_sheet
-from helpers.suggest_reach import reach_rows
+from fortap.suggest.reach import reach_rows
 
 
 @pytest.mark.parametrize(

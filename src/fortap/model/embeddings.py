@@ -15,7 +15,7 @@ takes the remainder; row = D//8, each tree level = (3D//8)//L, and the column sl
 whatever is left so the block sums to D (for D = 384: 48 | 4×36 | 48 | 4×36; D = 64: 8 | 4×6 | 8 | 4×6).
 
 With `config.table_embeddings` off only the token table and the LayerNorm remain: the plain
-BERT baseline of `bench/encoder.py` (no 1-D positions: TUTA has none either).
+BERT baseline the encoder's speed was measured against (no 1-D positions: TUTA has none either).
 
 Word embeddings and the LayerNorm use the MiniLM names (`word_embeddings`, `LayerNorm`) so the
 shipped weights map by name. Letters: B batch, T tokens, D hidden, L tree levels, F formats.

@@ -4,15 +4,15 @@
 A mode is "on", "off" or "auto"; "auto" decides by the CPU, as below.
 
 The project's rule: bf16 autocast only on CPUs with AMX tiles (oneDNN's bf16 GEMMs there run
-3-4x fp32, cpu_stack note §4.2). `bench/encoder.py --bf16 on` measures it anywhere; on the
-AMD EPYC of this project's CI machine (AVX512-BF16, no AMX) bf16 autocast ran MiniLM-size
-training 1.5-1.7x and 1×256 inference 1.6x faster than fp32 (2026-11-22), so the rule may be
-worth widening to AVX512-BF16 once accuracy under bf16 is checked.
+3-4x fp32, cpu_stack note §4.2). On the AMD EPYC of this project's CI machine (AVX512-BF16,
+no AMX) bf16 autocast ran MiniLM-size training 1.5-1.7x and 1×256 inference 1.6x faster than
+fp32 (2026-11-22; the encoder bench, since retired: `docs/journal/bench-retired.md`), so the
+rule may be worth widening to AVX512-BF16 once accuracy under bf16 is checked.
 
 Inference is the exception, decided by `bf16_inference_supported`: a forward pass under bf16
 on any CPU with native bf16 dot products (AMX or AVX512-BF16) keeps the encoder's states within
-`bench/encoder.py`'s printed agreement of fp32 (cosine ~0.999) at 1.6x the speed, and inference
-builds no gradients, so none of the training traps apply.
+the agreement with fp32 measured then (cosine ~0.999) at 1.6x the speed, and inference builds
+no gradients, so none of the training traps apply.
 
 On a GPU (`TrainConfig.device` "cuda"), "auto" means bf16 autocast: the CPU traps do not apply
 there, and bf16 matrix products are the GPU's native fast path (`autocast_for`).

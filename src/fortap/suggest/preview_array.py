@@ -7,10 +7,9 @@ R1C1 text at the target is that of one of the workbook's array formula cells, so
 array formula is one; the download writes it back as one (`sheet.export`).
 
 formualizer, the preview engine, evaluates an array formula as an ordinary one: `ROW` and `LEN`
-of a range give a single value (`bench/preview_arrays.py` counts its right and wrong answers
-beside formulon's). formulon, an Excel 365 engine compiled to WebAssembly (the optional extra
-`arrays`), evaluates them as Excel does. It takes the cells route's place for an array
-candidate (`Previewer._cells_preview`): the values the preview engine holds for the cells it
+of a range give a single value. formulon, an Excel 365 engine compiled to WebAssembly (the
+optional extra `arrays`), evaluates them as Excel does. It takes the cells route's place for an
+array candidate (`Previewer._cells_preview`): the values the preview engine holds for the cells it
 reads (hidden ones emptied, the file's cached values where the engine failed) are copied into
 a new formulon workbook, up to `MAX_ARRAY_CELLS` of them (each run of a column as one array
 constant that spills, as one write per cell costs more), and the candidate is evaluated there

@@ -71,7 +71,7 @@ def test_the_cache_keeps_each_fold_and_a_rerun_computes_only_the_missing(tmp_pat
     monkeypatch.setattr(hybrid_rows, "read_saus", lambda folder: [])
     monkeypatch.setattr(hybrid_rows, "load_folds", lambda: [[]] * 5)
     monkeypatch.setattr(hybrid_rows, "fold_sides", lambda sheets, folds, k: ([], []))
-    monkeypatch.setattr(hybrid_rows, "encode", lambda encoder, folder: tmp_path / "e.npz")
+    monkeypatch.setattr(hybrid_rows, "encode", lambda encoder, folder, saus: tmp_path / "e.npz")
     monkeypatch.setattr(hybrid_rows, "hybrid", fake_hybrid)
     monkeypatch.setattr("fortap.tasks.cell_types.states.load_states", lambda path: {})
     assert hybrid_folds(["e"], tmp_path, cache, cached_only=True) == {

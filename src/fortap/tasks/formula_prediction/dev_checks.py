@@ -13,7 +13,7 @@ be made smaller by `evaluation.dev_beam`) and adds to the logged line:
 
 The cost is bounded: one beam search per dev example per check, `max_dev x dev_checks`
 searches in a run. The line also carries `examples`, the training examples seen so far (the
-loop's), so runs of different batch sizes share an axis (`bench/fp_curves.py`).
+loop's), so runs of different batch sizes share an axis (learning curves).
 
 Once per run, `dev_baselines` scores the same dev examples with the input-blind sketch prior
 of the training examples, the rule baseline in the paper setting (AutoSum) and in the sheet

@@ -129,8 +129,9 @@ def encoder_books(
 ) -> list[Path]:
     """The workbooks an encoder of the QA comparison was pretrained on: none for `random` and
     `minilm` (no table pretraining); for `tuta`/`fortap`, the list in the checkpoint folder's
-    `pretraining_books.json` (paths from `base`, default the working folder), which the clean
-    pretraining script writes. A checkpoint without it cannot be checked and is refused."""
+    `pretraining_books.json` (paths from `base`, default the working folder), which `fortap
+    release` writes beside a released encoder. A checkpoint without it cannot be checked and
+    is refused."""
     if name in ("random", "minilm"):
         return []
     path = Path(checkpoint or "") / BOOKS_FILE

@@ -1,4 +1,4 @@
-"""Recall of injected faults (`helpers.audit_faults`) by `fortap audit`, and the false alarms
+"""Recall of injected faults (`audit.faults`) by `fortap audit`, and the false alarms
 the faults cause, on real workbooks the audit was not fitted on.
 
 Per book: the original is opened and audited; `faults` are planned on its blocks (the heads of
@@ -22,10 +22,10 @@ import numpy as np
 
 from fortap.audit.auditor import Audit, AuditConfig, audit
 from fortap.audit.evidence import number_of
+from fortap.audit.fault_files import heads, write_copy
+from fortap.audit.faults import FAULT_KINDS, SHIFTED, TYPED, Fault, plan
 from fortap.audit.findings import INCONSISTENT, MISSING
 from fortap.suggest import api
-from helpers.audit_fault_files import heads, write_copy
-from helpers.audit_faults import FAULT_KINDS, SHIFTED, TYPED, Fault, plan
 
 KIND_OF = {TYPED: MISSING, SHIFTED: INCONSISTENT}  # the finding each slip should raise
 Z95 = 1.959964

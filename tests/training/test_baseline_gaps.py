@@ -1,4 +1,4 @@
-"""The per-workbook gaps of `bench/pretrain.py` (`bench/helpers/pretrain_gaps.py`) on the tiny
+"""The per-workbook gaps of `bench/pretrain.py` (`training/baseline_gaps.py`) on the tiny
 real corpus: per-workbook tallies of the baselines that add up to the whole-dev numbers."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from fortap.objectives.baselines import (
     nrp_baseline,
     nrp_position_rule,
 )
+from fortap.training.baseline_gaps import baseline_tallies, gap_rows
 from fortap.training.run_config import load_config
-from helpers.pretrain_gaps import baseline_tallies, gap_rows
 from tests.training.test_checkpoint import CORPUS
 
 

@@ -10,11 +10,11 @@ import numpy as np
 import openpyxl
 import pytest
 
+from fortap.audit.fault_files import FaultWriteError, heads, write_copy
+from fortap.audit.faults import SHIFTED, TYPED, Fault, blocks, plan, shifted
 from fortap.formula import parse_formula
 from fortap.sheet import read_workbook
 from fortap.suggest.context import BookContext
-from helpers.audit_fault_files import FaultWriteError, heads, write_copy
-from helpers.audit_faults import SHIFTED, TYPED, Fault, blocks, plan, shifted
 
 
 def literal_book(path):

@@ -1,4 +1,4 @@
-"""Faults (`helpers.audit_faults.Fault`) written into a copy of an .xlsx/.xlsm file.
+"""Faults (`audit.faults.Fault`) written into a copy of an .xlsx/.xlsm file.
 
 The copy is the original package with only the faulted `<c>` elements rewritten, each in its
 sheet's XML; every other byte of every part is kept. openpyxl would rewrite the whole book
@@ -22,9 +22,9 @@ from pathlib import Path
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
+from fortap.audit.faults import TYPED, Fault
 from fortap.formula.references import column_index
 from fortap.sheet.model import a1
-from helpers.audit_faults import TYPED, Fault
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"

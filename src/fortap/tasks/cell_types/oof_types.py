@@ -1,8 +1,9 @@
 """Cell types of every labelled SAUS sheet from the fold model that did not train on it, and of
-any other sheets from the shipped model, cached under `runs/` so a bench reruns quickly.
+any other sheets from the shipped model, cached in a folder so a bench reruns quickly
+(`bench/headers.py --with-model`).
 
-    typed = saus_oof_types(RUNS / "headers")      # {"file!sheet": {(row, col): class index}}
-    typed = shipped_types(sheets, RUNS / "headers" / "hitab_types.json")   # {name: {...}}
+    typed = saus_oof_types(CACHE, SAUS)                 # {"file!sheet": {(row, col): class index}}
+    typed = shipped_types(sheets, CACHE / "hitab_types.json")   # {name: {...}}
 
 The shipped `models/cell-types` was fitted on every SAUS sheet, so a bench that scores SAUS
 with cell types reads out-of-fold types instead: the five folds of `saus_folds.json`, each
@@ -32,7 +33,6 @@ from fortap.tasks.cell_types.metrics import scores
 from fortap.tasks.cell_types.saus import SausSheet, as_saus, read_saus
 from fortap.tasks.cell_types.saus_source import source_sheet
 from fortap.tasks.cell_types.split import FOLDS_FILE, fold_sides, load_folds
-from helpers.paths import DATA
 
 RC = tuple[int, int]
 Types = dict[str, dict[RC, int]]  # {sheet key: {(row, col): class index}}
@@ -99,7 +99,7 @@ def fold_typers(sheets: list[SausSheet], folder: Path, threads: int = 2,
     return typers  # type: ignore[return-value]
 
 
-def saus_oof_types(folder: Path, saus: Path = DATA / "saus_ctc", threads: int = 2,
+def saus_oof_types(folder: Path, saus: Path, threads: int = 2,
                    log: Callable[[str], None] = print) -> Types:  # fmt: skip
     """{"file!sheet": {(row, col): class}} of every labelled SAUS sheet, each typed by the fold
     booster that did not train on it (module doc); cached in `folder/saus_oof_types.json`."""

@@ -1,30 +1,24 @@
 """Encode every labelled SAUS sheet with a frozen encoder once, and cache the cell states.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=bench .venv/bin/python -m helpers.cell_states ENCODER [ENCODER ...]
+    path = encode(ENCODER, FOLDER, SAUS)     # FOLDER/ENCODER.npz, made when missing or stale
 
 ENCODER is a starting encoder of `fortap finetune cell-types --encoder` (`random`, `minilm`, or
 a shipped folder of `models/encoders`, e.g. `fortap-small`), built as that command builds it
 (`tasks.recipe.start_encoder`, seed 0, one thread). The states of each sheet's labelled cells
-(`tasks.cell_types.states`) go to `runs/cell_types/states/ENCODER.npz`, with the seconds the
-encoding took and the encoder's fingerprint beside it (`ENCODER.json`); an encoder already
-cached with the same fingerprint is skipped (a shipped folder whose weights changed is encoded
-again).
+(`tasks.cell_types.states`) go to `FOLDER/ENCODER.npz` (`bench/cell_types.py --hybrid`:
+`runs/cell_types/states/`), with the seconds the encoding took and the encoder's fingerprint
+beside it (`ENCODER.json`); an encoder already cached with the same fingerprint is skipped (a
+shipped folder whose weights changed is encoded again).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-from helpers.paths import DATA, REPO, RUNS
 
-STATES = RUNS / "cell_types" / "states"
-
-
-def states_path(encoder: str, folder: Path = STATES) -> Path:
+def states_path(encoder: str, folder: Path) -> Path:
     return folder / f"{encoder}.npz"
 
 
@@ -32,12 +26,13 @@ def fingerprint(encoder_name: str) -> str:
     """The sha256 of a shipped encoder folder's weights; the name itself for `random` and
     `minilm` (built the same way every time)."""
     from fortap.sheet.convert import content_key
+    from fortap.tasks.recipe import SHIPPED_ENCODERS
 
-    weights = REPO / "models" / "encoders" / encoder_name / "model.safetensors"
+    weights = SHIPPED_ENCODERS / encoder_name / "model.safetensors"
     return content_key(weights) if weights.is_file() else encoder_name
 
 
-def cached(encoder_name: str, folder: Path = STATES) -> bool:
+def cached(encoder_name: str, folder: Path) -> bool:
     """Whether the cached states were made from the encoder as it is now."""
     note = states_path(encoder_name, folder).with_suffix(".json")
     if not states_path(encoder_name, folder).is_file() or not note.is_file():
@@ -45,8 +40,8 @@ def cached(encoder_name: str, folder: Path = STATES) -> bool:
     return json.loads(note.read_text()).get("fingerprint") == fingerprint(encoder_name)
 
 
-def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Path:
-    """Cache `encoder_name`'s states of every labelled SAUS sheet (module doc)."""
+def encode(encoder_name: str, folder: Path, saus: Path, batch_size: int = 8) -> Path:
+    """Cache `encoder_name`'s states of every labelled SAUS sheet of `saus` (module doc)."""
     import torch
 
     from fortap.tasks.cell_types.config import CTData, CTTraining
@@ -62,7 +57,7 @@ def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Pat
     torch.set_flush_denormal(True)
     tokenizer, cfg = Tokenizer(), CTData().serialize()
     encoder = start_encoder(EncoderStart(encoder_name), CTTraining(threads=1), tokenizer.vocab_size)
-    sheets = read_saus(DATA / "saus_ctc")
+    sheets = read_saus(saus)
     started, states = time.perf_counter(), {}
     for i, sheet in enumerate(sheets):
         states[sheet.key] = sheet_states(encoder, sheet, tokenizer, cfg, batch_size)
@@ -78,17 +73,3 @@ def encode(encoder_name: str, folder: Path = STATES, batch_size: int = 8) -> Pat
     path.with_suffix(".json").write_text(json.dumps(note, indent=1) + "\n")
     print(f"{encoder_name}: {len(sheets)} sheets, {cells} cells in {seconds:.0f} s -> {path}")
     return path
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("encoders", nargs="+")
-    ap.add_argument("--out", type=Path, default=STATES)
-    args = ap.parse_args(argv)
-    for name in args.encoders:
-        encode(name, args.out)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

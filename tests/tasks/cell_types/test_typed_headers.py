@@ -1,6 +1,6 @@
 """`bench/headers.py --with-model`'s helpers on literal tables: header counts from cell types
-(`typed_headers`), SAUS's header cells and their counts (`saus_header_cells`), and the types'
-cache (`oof_cell_types`)."""
+(`tasks/cell_types/typed_headers.py`), SAUS's header cells and their counts (`saus_headers.py`),
+and the types' cache (`oof_types.py`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from fortap.sheet.model import Region
 from fortap.table import build_table
 from fortap.tasks.cell_types.labels import CLASS_INDEX
-from helpers.oof_cell_types import class_of, read_types, write_types
-from helpers.saus_header_cells import count_sheet, predicted_labels
-from helpers.typed_headers import combine, typed_counts, with_counts
+from fortap.tasks.cell_types.oof_types import class_of, read_types, write_types
+from fortap.tasks.cell_types.saus_headers import count_sheet, predicted_labels
+from fortap.tasks.cell_types.typed_headers import combine, typed_counts, with_counts
 from tests.table.table_grids import sheet
 
 META, DATA, LEFT, TOP = (CLASS_INDEX[k] for k in ("metadata", "data", "left_attribute",

@@ -4,8 +4,7 @@ of the ForTaP objectives (`fortap.objectives.baselines`) on the same dev targets
 `baseline_tallies` counts each baseline's hits per dev workbook, answering as it does over the
 whole dev subset; `gap_rows` puts a workbook-bootstrap interval on the model's gap over each
 (`fortap.metrics.bootstrap`), with the workbooks and effective workbooks that carry the
-targets; `print_gaps` prints them. Tests import it as `helpers.pretrain_gaps`, as the bench
-does (`tests/conftest.py` puts bench/ on the test path).
+targets; `print_gaps` prints them.
 """
 
 from __future__ import annotations
