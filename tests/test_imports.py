@@ -3,7 +3,8 @@ into a higher one.
 
 Every module is read with `ast` (nothing is imported); absolute and relative imports count,
 and so do imports inside functions and under `if TYPE_CHECKING:` (a deferred or type-only import
-is still a dependency of the design). A module depends on the deepest `fortap` module an import
+is still a dependency of the design), and a string that is exactly a dotted `fortap` name (a
+module a registry imports by name later). A module depends on the deepest `fortap` module an import
 names (`from fortap.table.model import Table` -> `fortap.table.model`; `from fortap.objectives
 import ncp` -> `fortap.objectives.ncp`). A package's `__init__` may import its own children.
 """
@@ -11,6 +12,7 @@ import ncp` -> `fortap.objectives.ncp`). A package's `__init__` may import its o
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fortap"
@@ -43,28 +45,37 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("audit",),
     # `fortap serve`: the engine, the audit, recover and the task models over HTTP
     ("service",),
+    # every task the CLI offers, the evaluate-only ones of `suggest/` and `audit/` among them
+    ("registry",),
     ("demo",),
     ("cli",),
     ("__main__",),
 )
 
+# A string that is exactly a dotted `fortap` name is an import too (`importlib` reads it later).
+DOTTED = re.compile(r"fortap(\.[A-Za-z_][A-Za-z0-9_]*)+")
+
 # Known exceptions, (importer, imported) modules; each would name the change that removes it.
 KNOWN: set[tuple[str, str]] = set()
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+def module_name(path: Path, root: Path = SRC.parent) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported(path: Path, modules: set[str]) -> set[str]:
+def imported(path: Path, modules: set[str], root: Path = SRC.parent) -> set[str]:
     """The `fortap` modules `path` imports (each name cut back to a module that exists)."""
-    me = module_name(path)
+    me = module_name(path, root)
     package = me if path.name == "__init__.py" else me.rsplit(".", 1)[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if not DOTTED.fullmatch(node.value):
+                continue
+            names = [node.value]  # a module named to be imported later (a registry line)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -173,6 +184,16 @@ def test_no_import_from_a_lower_stage_into_a_higher_one():
         if folder(module) != folder(target) and stage[folder(module)] <= stage[folder(target)]
     )
     assert wrong == []
+
+
+def test_a_module_named_in_a_string_is_an_import(tmp_path):
+    lower = tmp_path / "fortap" / "tasks" / "lines.py"
+    lower.parent.mkdir(parents=True)
+    lower.write_text('"""Names `fortap.audit.task` in prose."""\nLINE = "fortap.audit.task"\n')
+    modules = {"fortap.tasks.lines", "fortap.audit.task", "fortap.audit"}
+    found = imported(lower, modules, tmp_path)
+    assert found == {"fortap.audit.task"}  # the line, not the prose
+    assert level()["tasks"] < level()["audit"]  # so the stage check refuses it
 
 
 def test_the_checks_catch_a_cycle_and_an_upward_import():

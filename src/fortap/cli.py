@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from fortap.tasks.registry import names as task_names
+from fortap.registry import names as task_names
 
 APP_HELP = (
     "Read spreadsheets, learn from the formulas people wrote in them, predict formulas.\n\n"
@@ -324,7 +324,7 @@ def _task_config(name: str, command: str, preset, overrides, flags: dict):
     keys), then the `--set` overrides."""
 
     from fortap.errors import FortapError
-    from fortap.tasks.registry import task
+    from fortap.registry import task
     from fortap.tasks.run_config import load_run_config
 
     found = task(name)

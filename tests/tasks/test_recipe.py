@@ -10,8 +10,8 @@ import pytest
 from fortap.cli import _task_config
 from fortap.model.config import ModelConfig
 from fortap.model.encoder import FortapEncoder
+from fortap.registry import names, task
 from fortap.tasks import recipe
-from fortap.tasks.registry import names, task
 from fortap.training.optim import build_optimizer, set_lr
 
 FINETUNED = ("formula-prediction", "cell-types", "table-qa")

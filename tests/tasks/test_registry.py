@@ -9,8 +9,8 @@ import pytest
 
 from fortap.cli import EvaluateTask, FinetuneTask
 from fortap.errors import FortapError
+from fortap.registry import REGISTRY, names, task
 from fortap.tasks.base import Task
-from fortap.tasks.registry import REGISTRY, names, task
 from fortap.tasks.run_config import config_dict
 
 
