@@ -1,7 +1,8 @@
 """The `breaks` check: a formula that breaks the block of formulas around it.
 
 `inconsistent.breaks` measures them (a formula whose R1C1 differs from its block's, with the
-same computation or the block's references less one); a cell flagged along both its column and
+same computation or the block's references less one; one whose other parts differ is the
+`differs` check's); a cell flagged along both its column and
 its row is one finding, the break inside its block first, then the one whose block holds more of
 the run. The fix is the block's formula re-anchored to the cell; previewed there (the cell
 hidden), it says whether the cell's value would change (`fix_differs`).
@@ -13,7 +14,7 @@ from fortap.audit import evidence
 from fortap.audit.checks.base import AuditedSheet, Check, Fact, Found
 from fortap.audit.display import same_shown
 from fortap.audit.findings import INCONSISTENT
-from fortap.audit.inconsistent import Break, breaks, describe
+from fortap.audit.inconsistent import Break, describe
 from fortap.audit.structure import best_per_cell
 from fortap.sheet.model import a1
 from fortap.suggest import api
@@ -34,8 +35,10 @@ FACTS = (
 
 
 def find(sheet: AuditedSheet) -> list[Found]:
-    """One finding per formula cell that breaks a block (`inconsistent.breaks`)."""
-    return [_found(sheet, b) for b in best_per_cell(breaks(sheet.context), _rank)]
+    """One finding per formula cell whose references break a block (`inconsistent.breaks`;
+    a break in another part is the `differs` check's)."""
+    mine = [b for b in sheet.breaks if not b.differs]
+    return [_found(sheet, b) for b in best_per_cell(mine, _rank)]
 
 
 def _rank(b: Break) -> tuple:
