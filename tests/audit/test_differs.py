@@ -1,5 +1,5 @@
 """A formula that differs from its block in a part other than a reference (`differences`,
-`inconsistent.breaks`, the `differs` check): one literal sheet per kind of difference."""
+`inconsistent.breaks`, the `breaks` check with `checks.differs`): one literal sheet per kind."""
 
 from __future__ import annotations
 
@@ -78,8 +78,9 @@ def test_the_audit_names_the_function_and_its_block(tmp_path):
     assert (f.a1, f.fix) == ("D9", "=SUM(B9:C9)")
     assert f.evidence == ("D9: =AVERAGE(B9:C9): AVERAGE where the 12 other cells of the column "
                           "D4:D16 use SUM; expected =SUM(B9:C9) (gives 28, the cell shows 14)")
-    assert dict(f.facts) == {"differs_share": 12 / 13, "differs_interior": 1.0,
-                             "other_function": 1.0, "value_changes": 1.0}  # fmt: skip
+    assert dict(f.facts) == {"block_share": 12 / 13, "interior": 1.0, "odd": 1.0,
+                             "run_cells": 13.0, "slip": 0.0, "dropped": 0.0,
+                             "other_function": 1.0, "fix_differs": 1.0}  # fmt: skip
 
 
 def test_the_audit_says_a_constant_is_the_value_it_replaced(tmp_path):
@@ -89,9 +90,10 @@ def test_the_audit_says_a_constant_is_the_value_it_replaced(tmp_path):
     assert (f.a1, f.fix) == ("D9", "=B9+C9")
     assert f.evidence == ("D9: =B9+19: the constant 19 where the 12 other cells of the column "
                           "D4:D16 read C9, which holds 19; expected =B9+C9")
-    assert dict(f.facts) == {"differs_share": 12 / 13, "differs_interior": 1.0,
+    assert dict(f.facts) == {"block_share": 12 / 13, "interior": 1.0, "odd": 1.0,
+                             "run_cells": 13.0, "slip": 0.0, "dropped": 0.0,
                              "constant_for_ref": 1.0, "constant_is_value": 1.0,
-                             "value_changes": 0.0}  # fmt: skip
+                             "fix_differs": 0.0}  # fmt: skip
 
 
 def test_the_audit_finds_a_latent_anchoring(tmp_path):

@@ -23,8 +23,8 @@ FACTS = {
               "copy_block"},
     INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "slip", "fix_differs",
                    "dropped", "stops_short", "short_below", "blank_ends", "left_out",
-                   "differs_share", "differs_interior", "other_function", "constant_for_ref",
-                   "constant_is_value", "other_constant", "anchoring", "value_changes"},
+                   "other_function", "constant_for_ref", "constant_is_value", "other_constant",
+                   "anchoring"},
 }  # fmt: skip
 
 

@@ -63,6 +63,11 @@ def constant_for(text: str, ast, sc: SheetContext, sheet: str, cell: tuple[int, 
     return None
 
 
+def swappable(text: str) -> bool:
+    """Whether the formula calls a function `swapped` can swap."""
+    return _SWAPPABLE.search(text) is not None
+
+
 def swapped(text: str, sheet: str, cell: tuple[int, int], rng) -> str | None:
     """`text` with one `SUM`/`AVERAGE`/`MAX`/`MIN` call made its partner (`SWAPS`)."""
     found = list(_SWAPPABLE.finditer(text))

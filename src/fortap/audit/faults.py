@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from fortap.audit.structure import AXES, runs
-from fortap.audit.fault_edits import anchored, constant_for, mentions, swapped
+from fortap.audit.fault_edits import anchored, constant_for, mentions, swappable, swapped
 from fortap.errors import FortapError
 from fortap.formula import parse_formula
 from fortap.formula.nodes import Ref
@@ -104,8 +104,11 @@ def plan(sheets: dict[str, SheetContext], n: int, rng: np.random.Generator, gap:
     """Up to `n` faults over the sheets' blocks (see the module doc); `avoid`: cells that must
     keep their formula (the head of a shared formula, which its followers are written from)."""
     every = [b for name, sc in sheets.items() for b in blocks(name, sc)]
+    # the blocks that can take the rarest kind (a `SUM`, `AVERAGE`, `MAX` or `MIN` in their
+    # formula) first: drawn at random, a book's n faults seldom reach them (14 of 204 did)
+    order = sorted(rng.permutation(len(every)), key=lambda i: not swappable(every[i].r1c1))
     faults: list[Fault] = []
-    for i in rng.permutation(len(every)):
+    for i in order:
         if len(faults) == n:
             break
         block = every[i]

@@ -2,9 +2,8 @@
 
 - `short_totals`: a column total whose range stops short of its numbers or reaches past them
   into empty cells (`inconsistent-formula`);
-- `breaks`: a formula whose references break the block of formulas around it
-  (`inconsistent-formula`);
-- `differs`: one whose function, operator, constant or anchoring breaks it (the same);
+- `breaks`: a formula that breaks the block of formulas around it, in a reference or another
+  part (`differs`: a function, operator, constant or anchoring) (`inconsistent-formula`);
 - `typed_numbers`: every typed number, scored as a `missing-formula` from its hole in a run or a
   line of totals and, within the auditor's budget, the suggestion engine's candidates.
 
@@ -18,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fortap.audit.checks import breaks, differs, short_totals, typed_numbers
+from fortap.audit.checks import breaks, short_totals, typed_numbers
 from fortap.audit.checks.base import Check, Fact
 from fortap.audit.findings import KINDS
 from fortap.errors import FortapError
 
-CHECKS: tuple[Check, ...] = (short_totals.CHECK, breaks.CHECK, differs.CHECK, typed_numbers.CHECK)
+CHECKS: tuple[Check, ...] = (short_totals.CHECK, breaks.CHECK, typed_numbers.CHECK)
 
 
 def declared(checks: Sequence[Check] | None = None) -> dict[str, dict[str, Fact]]:

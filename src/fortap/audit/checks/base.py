@@ -62,8 +62,7 @@ class AuditedSheet:
 
     @cached_property
     def breaks(self) -> list[Break]:
-        """The formulas breaking a block (`inconsistent.breaks`), measured once for the two
-        checks that read them (`breaks`: their references, `differs`: any other part)."""
+        """The formulas breaking a block (`inconsistent.breaks`), measured once a sheet."""
         return breaks(self.context)
 
 

@@ -1,8 +1,10 @@
-"""The `differs` check: a formula that differs from its block's in a part other than a reference.
+"""What the `breaks` check says of a formula that differs from its block's in a part other
+than a reference: its facts and its words.
 
-`inconsistent.breaks` measures every cell breaking a dragged block; the ones whose references
-are all the block's but one other part differs (`differences`) are this check's, the rest the
-`breaks` check's:
+`inconsistent.breaks` measures every cell breaking a dragged block; for one whose references
+are all the block's but one other part differs (`differences`, `Break.differs`), the `breaks`
+check adds one of these facts to the block's (its share of the run, inside it or not, ...),
+so that the weights fitted on every break score it as a break of such a block:
 - another function or operator (`=AVERAGE(B4:B9)` among `=SUM(B·:B·)`, `MIN` among `MAX`);
 - a constant where the block reads a cell (`=B7*0.08` among `=B·*C·`), the more telling when
   the constant is the value that cell holds (a reference typed over with its number);
@@ -10,63 +12,40 @@ are all the block's but one other part differs (`differences`) are this check's,
 - only the anchoring (`=B$7` among `=B·`): the same value where it stands, latent until the
   formula is filled on.
 The fix is the block's formula re-anchored to the cell (`suggest.api.reanchor`), previewed
-there to say whether the value would change (`value_changes`).
+there as for any break (`fix_differs`).
 """
 
 from __future__ import annotations
 
 import math
 
-from fortap.audit import evidence
-from fortap.audit.checks.base import AuditedSheet, Check, Fact, Found
+from fortap.audit.checks.base import AuditedSheet, Fact
 from fortap.audit.differences import ANCHORING, CONSTANT, FUNCTION, OTHER_CONSTANT, Part
-from fortap.audit.display import same_shown
-from fortap.audit.findings import INCONSISTENT
 from fortap.audit.inconsistent import Break
-from fortap.audit.structure import AXIS_NAMES, best_per_cell
-from fortap.sheet.model import a1
-from fortap.suggest import api
+from fortap.audit.structure import AXIS_NAMES
 
 FACT_OF = {FUNCTION: "other_function", CONSTANT: "constant_for_ref",
            OTHER_CONSTANT: "other_constant", ANCHORING: "anchoring"}  # fmt: skip
 
 FACTS = (
-    Fact("differs_share", "the block's cells / the run's cells"),
-    Fact("differs_interior", "both neighbours along the run hold the block's formula"),
     Fact("other_function", "another function or operator, every reference the block's"),
     Fact("constant_for_ref", "a constant where the block reads a cell"),
     Fact("constant_is_value", "that constant is the value the cell read holds"),
     Fact("other_constant", "another constant where the block has a constant"),
     Fact("anchoring", "only the `$`s differ: the same value here, another once filled"),
-    Fact("value_changes", "the fix shows another number than the cell (both numbers)"),
 )
 
 
-def find(sheet: AuditedSheet) -> list[Found]:
-    """One finding per formula cell whose function, operator, constant or anchoring breaks a
-    block; along both its column and its row, the break inside its block first."""
-    mine = [b for b in sheet.breaks if b.differs]
-    return [_found(sheet, b) for b in best_per_cell(mine, lambda b: (b.interior, b.share))]
-
-
-def _found(sheet: AuditedSheet, b: Break) -> Found:
+def facts_and_words(sheet: AuditedSheet, b: Break) -> tuple[dict[str, float], str]:
+    """What differs of a break `b.differs`, as facts and in words: `AVERAGE where the 12 other
+    cells of the column D4:D16 use SUM`."""
     part = b.parts[0]
-    facts = {"differs_share": b.share, "differs_interior": float(b.interior),
-             FACT_OF[b.differs]: 1.0}  # fmt: skip
+    facts = {FACT_OF[b.differs]: 1.0}
     held = _held(sheet, part) if b.differs == CONSTANT else None
     if held is not None:
         facts["constant_is_value"] = float(math.isclose(held, float(part.own), rel_tol=1e-9))
     others = f"the {b.block_cells} other cells of the {AXIS_NAMES[b.run.axis]} {b.run.span()}"
-    text = f"{a1(*b.cell)}: {b.formula.text}: " + _said(b, part, others, held)
-    text += f"; expected {b.fix}"
-    got = evidence.fix_value(sheet.suggester, sheet.name, b.cell, b.fix)
-    shown = evidence.number_of(api.current(sheet.suggester, sheet.name, b.cell))
-    if got is not None and shown is not None:
-        fmt = sheet.context.sheet.cell(*b.cell).style.number_format
-        facts["value_changes"] = float(not same_shown(got, shown, fmt))
-        if facts["value_changes"]:
-            text += f" (gives {got:,.10g}, the cell shows {shown:,.10g})"
-    return Found(b.cell, facts, text, b.fix)
+    return facts, _said(b, part, others, held)
 
 
 def _said(b: Break, part: Part, others: str, held: float | None) -> str:
@@ -93,5 +72,3 @@ def _held(sheet: AuditedSheet, part: Part) -> float | None:
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
     return float(value) if is_number and math.isfinite(value) else None
 
-
-CHECK = Check("differs", INCONSISTENT, FACTS, find)
