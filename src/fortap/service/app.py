@@ -48,6 +48,7 @@ from fastapi.staticfiles import StaticFiles
 from fortap.service import http_errors
 from fortap.service.findings import Auditor
 from fortap.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
+from fortap.service.headers import SecurityHeaders
 from fortap.service.http_errors import UploadLimit
 from fortap.service.model_routes import router as model_router
 from fortap.service.recover_routes import router as recover_router
@@ -132,7 +133,8 @@ def create_app(
     app.state.guard = guard = Guard(host=config.host)
     http_errors.install(app)
     app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
-    app.add_middleware(SameSiteOnly, guard=guard)  # added last: runs first, before any route
+    app.add_middleware(SameSiteOnly, guard=guard)  # runs before any route
+    app.add_middleware(SecurityHeaders)  # added last: wraps every response, refusals too
     app.include_router(router)
     app.include_router(model_router)
     app.include_router(recover_router)
