@@ -668,6 +668,9 @@ def serve(
     ] = None,
     max_upload_mb: Annotated[float, typer.Option(help="Largest upload accepted, in MB.")] = 20.0,
     max_workbooks: Annotated[int, typer.Option(help="Workbooks kept at once (LRU).")] = 16,
+    max_workbooks_per_browser: Annotated[
+        int, typer.Option(help="Workbooks one browser keeps at once (its oldest go first).")
+    ] = 8,
     max_store_mb: Annotated[float, typer.Option(help="Upload bytes kept at once (LRU).")] = 256.0,
     quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
 ) -> None:
@@ -676,7 +679,7 @@ def serve(
     from fortap.service.serve_cli import run_serve_cli
 
     run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet,
-                  page_auditor())  # fmt: skip
+                  page_auditor(), max_workbooks_per_browser)  # fmt: skip
 
 
 # `fortap suggest` and `fortap train-ranker` live in fortap.suggest.cli (typer only at import)

@@ -101,6 +101,9 @@ def engine_opener(config: ServeConfig) -> Opener:
     return open_book
 
 
+COOKIE_DAYS = 30  # the browser cookie outlives a browser restart, so its workbooks stay its own
+
+
 def create_app(
     config: ServeConfig = ServeConfig(),
     opener: Opener | None = None,
@@ -144,8 +147,8 @@ def create_app(
     def page(request: Request) -> HTMLResponse:
         response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
         if not BROWSER_ID.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
-            response.set_cookie(BROWSER_COOKIE, secrets.token_hex(16), httponly=True,
-                                samesite="strict")  # fmt: skip
+            response.set_cookie(BROWSER_COOKIE, secrets.token_hex(16), max_age=COOKIE_DAYS * 86400,
+                                httponly=True, samesite="strict")  # fmt: skip
         return response
 
     app.mount("/static", StaticFiles(directory=WEB), name="static")
