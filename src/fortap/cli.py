@@ -6,6 +6,7 @@ Errors caused by input (`FortapError`) print one line and exit 1; anything else 
 
 from __future__ import annotations
 
+import inspect
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -697,6 +698,25 @@ app.command("audit")(_fail_cleanly(audit_command))
 from fortap.recover.cli import recover_command  # noqa: E402
 
 app.command("recover")(_fail_cleanly(recover_command))
+
+
+def unwrapped(doc: str | None) -> str | None:
+    """A docstring with each paragraph on one line, so that rich wraps it to the terminal rather
+    than at the source's line breaks; a list item or an indented line keeps its own line."""
+    if not doc:
+        return doc
+    out: list[str] = []
+    for line in inspect.cleandoc(doc).splitlines():
+        keep = not line.strip() or line[:1] in " -*" or not out or not out[-1].strip()
+        if keep:
+            out.append(line)
+        else:
+            out[-1] += " " + line.strip()
+    return "\n".join(out)
+
+
+for _info in app.registered_commands:  # every command's help, as `fortap CMD --help` shows it
+    _info.help = unwrapped(_info.help or inspect.getdoc(_info.callback))
 
 
 def main() -> None:
