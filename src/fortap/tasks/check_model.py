@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from fortap.errors import FortapError
-from fortap.tasks.model_folder import folder_task
+from fortap.tasks.encoder_check import check_encoder, is_encoder_folder
+from fortap.tasks.model_folder import MODEL_JSON, folder_task
 from fortap.tasks.registry import task
 
 
@@ -28,12 +29,16 @@ def run_check_model(
     console = console or Console()
     if not folder.is_dir():
         raise FortapError(f"check-model {folder}: no such folder")
-    name = folder_task(folder)
-    found = task(name)
-    if found.check is None:
-        raise FortapError(f"check-model {folder}: the {name} task has no check")
-    console.print(f"{folder}: a {name} model; re-scoring it (a few minutes on 2 cores)")
-    report = found.check(folder, list(tables))
+    if not (folder / MODEL_JSON).is_file() and is_encoder_folder(folder):
+        console.print(f"{folder}: an encoder; reading its weights against its card")
+        report = check_encoder(folder)
+    else:
+        name = folder_task(folder)
+        found = task(name)
+        if found.check is None:
+            raise FortapError(f"check-model {folder}: the {name} task has no check")
+        console.print(f"{folder}: a {name} model; re-scoring it (a few minutes on 2 cores)")
+        report = found.check(folder, list(tables))
     if report.what:
         console.print(f"re-scored: {report.what}")
     view = RichTable(title=f"{folder}: stored metrics against a new scoring", title_justify="left")
@@ -41,7 +46,8 @@ def run_check_model(
         view.add_column(head, justify="left" if head == "metric" else "right")
     for r in report.rows:
         view.add_row(r["metric"], f"{r['stored']:.4f}", f"{r['now']:.4f}", f"{r['diff']:+.4f}")
-    console.print(view)
+    if report.rows:
+        console.print(view)
     for t in report.targets():
         console.print(f"{'met' if t['met'] else 'NOT MET'}: {t['name']}: {t['value']:+.4f}")
     if json_path is not None:
