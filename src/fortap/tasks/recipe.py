@@ -92,10 +92,10 @@ class Optim:
         self.optimizer()  # the optimiser's own checks name their field
 
     def optimizer(self) -> OptimConfig:
-        """The loop's `OptimConfig`: its base rate is the encoder's, and the head's groups are
-        scaled up to `lr` (`OptimConfig.head_lr_scale`)."""
+        """The loop's `OptimConfig`, both rates as given (`lr` the heads', `encoder_lr` the
+        encoder's)."""
         return OptimConfig(
-            lr=self.encoder_lr, head_lr_scale=self.lr / self.encoder_lr, warmup=self.warmup,
+            lr=self.lr, encoder_lr=self.encoder_lr, warmup=self.warmup,
             weight_decay=self.weight_decay, clip_norm=self.clip_norm,
             freeze_word_embeddings=self.freeze_word_embeddings,
         )  # fmt: skip
