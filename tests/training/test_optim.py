@@ -67,8 +67,7 @@ def test_lr_and_encoder_lr_give_heads_and_encoder_their_own_groups_and_peaks():
     groups = param_groups(model, 0.01, lr=3e-3, encoder_lr=7e-5)
     names = {id(p): n for n, p in model.named_parameters()}
     by_peak = {
-        (g["peak_lr"], g["weight_decay"]): sorted(names[id(p)] for p in g["params"])
-        for g in groups
+        (g["peak_lr"], g["weight_decay"]): sorted(names[id(p)] for p in g["params"]) for g in groups
     }
     assert by_peak == {
         (7e-5, 0.01): ["encoder.0.weight"],

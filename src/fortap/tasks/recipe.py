@@ -43,6 +43,11 @@ TASK_RATES = {
 # How the older flags map: table-qa's --lr was the encoder's rate (now --encoder-lr) and its
 # optim.head_lr the heads' (now --lr); formula-prediction's --lr alone set both rates.
 RENAMED_KEYS = {"optim.head_lr": "optim.lr"}
+# The recipe's keys only the training loop reads: a task that trains without it (a LightGBM
+# fit, `TaskRun.fit`) refuses each of them by name (`TaskRun.ignores`).
+LOOP_SETTINGS = ("optim", "training.steps", "training.batch_size", "training.grad_accum",
+                 "training.dev_checks", "training.log_every", "training.save_every",
+                 "training.max_minutes", "training.bf16", "training.device")  # fmt: skip
 
 
 def shipped_encoders() -> list[str]:

@@ -5,7 +5,7 @@
 1. refuses each option the task's kind does not read, by its flag (`refuse_ignored`);
 2. joins the torchrun group when there is one (`Dist`; a `fit` task is one process);
 3. reads the task's data (`task.examples`) and prints its note;
-4. trains: `task.fit(data, seed)`, or `train_model` in `OUT/training/` (a rerun resumes
+4. trains: `task.fit(data, seed, console)`, or `train_model` in `OUT/training/` (a rerun resumes
    there), then each of the task's variants in `OUT/training-NAME/`; a run stopped early
    (`stop_at`, a time limit) returns None with its checkpoint kept, as ranks other than 0 do;
 5. saves `OUT/model` (`task.save`), predicts and scores the model as stored;
@@ -132,7 +132,7 @@ def _train(task: TaskRun, data: RunData, out: Path, dist, stop_at: int | None,
     started = time.perf_counter()
     result = None
     if task.fit is not None:
-        model = task.fit(data, task.cfg.training.seed)
+        model = task.fit(data, task.cfg.training.seed, console)
     else:
         model, result = train_model(task, data, out / "training", dist, stop_at)
         if result.step < task.cfg.training.steps:

@@ -12,7 +12,8 @@ supplies the rest, as HF's `Trainer(compute_metrics=...)` and torchtune's recipe
   `forward(batch)` returns `(loss, logs)`; `collate(examples)`: a `Batch`;
 - `hooks(model, data, run_dir, is_main)`: optional `Hooks` of the loop (a drawn example made
   anew, a step hook, dev checks, work after training);
-- `fit(data, seed)`: set for a task that trains without the loop (LightGBM), None otherwise;
+- `fit(data, seed, console)`: set for a task that trains without the loop (LightGBM), None
+  otherwise;
 - `variants(data)`: more trainings of the same recipe on other training sets (a learning
   curve), each trained as the main one, in `OUT/training-NAME`, and predicted on;
 - `save(model, folder)`: the model folder; returns the model as stored, which is scored;
@@ -100,7 +101,8 @@ class TaskRun(Protocol):
     cfg: Any  # the task's run config
     ignores: tuple[str, ...] = ()  # config keys or sections this kind never reads
     ignores_why: str = ""  # why, for the refusal
-    fit: Callable[[RunData, int], Any] | None = None  # trains without the loop (data, seed)
+    fit: Callable[[RunData, int, Console], Any] | None = None  # trains without the loop
+    # (data, seed, console): a method of a task that fits its own model
 
     def examples(self, paths: Sequence[str | Path], console: Console) -> RunData: ...
 

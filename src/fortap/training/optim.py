@@ -121,7 +121,9 @@ def peaks(optimizer: torch.optim.Optimizer) -> list[float]:
     return [group["peak_lr"] for group in optimizer.param_groups]
 
 
-def set_lr(optimizer: torch.optim.Optimizer, factor: float, peak: list[float] | None = None) -> None:
+def set_lr(
+    optimizer: torch.optim.Optimizer, factor: float, peak: list[float] | None = None
+) -> None:
     """Every group at `factor` of its peak (`peak`, in group order, or the groups' own
     `peak_lr`; restoring a checkpoint replaces the groups, so the loop hands its peaks in)."""
     peak = peaks(optimizer) if peak is None else peak
