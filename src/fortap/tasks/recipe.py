@@ -1,5 +1,9 @@
 """The fine-tuning recipe every task shares: where the encoder starts, the optimiser, training.
 
+The run itself is written once, in `tasks/run.py` (`run`: options, torchrun, seeding, the loop
+or a task's own fit, the model folder, scoring, metrics and the card); a task hands it its part
+as a `TaskRun` (`tasks/task_run.py`). This module holds the settings that run reads.
+
 A task's run config (`tasks/*/config.py`) holds three sections of these classes, `encoder`,
 `optim` and `training`, with the task's own defaults given where the run config builds them
 (`field(default_factory=...)`). A task that needs more subclasses the section and adds only its
@@ -11,6 +15,9 @@ The learning rates mean the same in every task:
 - `optim.lr` (`--lr`): the peak rate of the task's head (the formula decoder, the cell-type
   head, the QA heads) and of the encoder's new embedding tables (numbers, trees, formats);
 - `optim.encoder_lr` (`--encoder-lr`): the peak rate of the encoder's other weights.
+
+Each reaches AdamW as the number given (`Optim.optimizer`, `training.optim.OptimConfig`): the
+groups' `peak_lr` are `lr` and `encoder_lr`, and a checkpoint's `trainer.json` shows them.
 
 The defaults of each task, and how older flags map onto these names, are in `TASK_RATES`.
 

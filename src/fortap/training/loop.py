@@ -226,8 +226,7 @@ def schedule_step(step: int, elapsed: float, cfg: TrainConfig) -> int:
 
 def _update(net, data, optimizer, configs, step, autocast, meter) -> None:
     """One optimizer update at schedule step `step`: `grad_accum` micro-batches (DDP syncs only
-    the last), clip, step; `configs` are the `TrainConfig`, the `OptimConfig` and each
-    group's peak rate."""
+    the last), clip, step. `configs`: the `TrainConfig`, `OptimConfig` and groups' peaks."""
     cfg, optim_cfg, rates = configs
     net.train()
     optimizer.zero_grad(set_to_none=True)

@@ -186,12 +186,12 @@ def fill_ranges(
         return []
     k = len(sketches)
     steps = max(len(s) for s, _ in sketches) - 1
-    device = enc.memory.device  # every tensor made here follows the model's states
     sketch_in = torch.full((k, steps), PAD, dtype=torch.long)  # (K, S)
     is_range = torch.zeros((k, steps), dtype=torch.bool)  # (K, S) step t predicts a [RANGE]
     for j, (seq, _) in enumerate(sketches):
         sketch_in[j, : len(seq) - 1] = torch.tensor(seq[:-1])
         is_range[j, : len(seq) - 1] = torch.tensor(seq[1:]) == RANGE_ID
+    device = enc.memory.device  # every tensor made here follows the model's states
     sketch_in, is_range = sketch_in.to(device), is_range.to(device)
     rows = enc.row(0, k)
     _, features, _ = decoder.sketch_step(
