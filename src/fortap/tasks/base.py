@@ -5,7 +5,8 @@ whose module named in the registry (`fortap.tasks.registry`) exports `TASK = Tas
 record names the task's config and model, and its two entry points, which the CLI calls:
 
 - `finetune(paths, out, cfg)`: fine-tune on the tables of `paths` and evaluate, writing into
-  `out` (None when the task cannot be fine-tuned);
+  `out` (None when the task cannot be fine-tuned); a fine-tuned task's entry point hands its
+  `TaskRun` to the one run, `fortap.tasks.run.run`;
 - `evaluate(paths, out, cfg)`: evaluate (a saved model, baselines) on the tables of `paths`,
   writing into `out`.
 
