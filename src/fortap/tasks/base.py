@@ -21,7 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fortap.tasks.model_folder import FolderKind
 
 EntryPoint = Callable[[Sequence[str | Path], str | Path, Any], Any]
 
@@ -36,7 +39,11 @@ class Task:
     finetune: EntryPoint | None = None
     evaluate: EntryPoint | None = None
     check: Callable[[Path, Sequence[str | Path]], Any] | None = None  # `fortap check-model`:
-    # a saved model folder re-scored against its metrics.json (a `model_folder.CheckReport`)
+    # a saved model folder re-scored in full against its metrics.json (a `model_folder.CheckReport`)
+    check_sample: Callable[[Path, Sequence[str | Path]], tuple[str, dict[str, float]]] | None = None
+    # the quick check: (what was scored, {metric: value}) on a fixed sample of the data its
+    # metrics name, compared with the sample's scores stored in metrics.json (`model_folder`)
+    folders: tuple[FolderKind, ...] = ()  # the kinds of model folder it saves and loads
 
     def commands(self) -> tuple[str, ...]:
         """The CLI commands this task offers."""

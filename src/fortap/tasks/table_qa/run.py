@@ -23,9 +23,9 @@ from fortap.tasks.run import run
 from fortap.tasks.run_config import config_dict
 from fortap.tasks.table_qa.checkpoint import load_qa_model
 from fortap.tasks.table_qa.config import QAEvaluation, QARunConfig
-from fortap.tasks.table_qa.evaluate import evaluate_splits, write_outputs
+from fortap.tasks.table_qa.evaluate import evaluate_splits, model_rows, write_outputs
 from fortap.tasks.table_qa.finetune import TableQAFinetune, hitab_of
-from fortap.tasks.table_qa.questions import QuestionBuilder
+from fortap.tasks.table_qa.questions import QuestionBuilder, spread
 from fortap.text.tokenizer import Tokenizer
 
 
@@ -51,6 +51,24 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     name = "dev execution accuracy"
     return model_folder.CheckReport.of({name: dev["accuracy"]}, {name: now["accuracy"]},
                                        [name])  # fmt: skip
+
+
+CHECK_SAMPLE = 400  # dev questions the quick check re-scores, spread over the file (`spread`)
+
+
+def check_sample(folder: Path, tables: Sequence[str | Path] = ()) -> tuple[str, dict[str, float]]:
+    """`fortap check-model`'s quick check: the execution accuracy on `CHECK_SAMPLE` dev
+    questions spread over the file (no baselines, no other split)."""
+    torch.set_flush_denormal(True)
+    stored = model_folder.read_metrics(folder)
+    data = list(tables) or [model_folder.data_path(stored["data"])]
+    model, inputs = load_qa_model(folder)
+    hitab = hitab_of(data)
+    builder = QuestionBuilder(hitab, Tokenizer(), inputs)
+    items = builder.build(spread(hitab.samples("dev"), CHECK_SAMPLE), "dev").items
+    rows = model_rows(model, items)
+    what = f"{len(items)} dev questions spread over the file"
+    return what, {"dev execution accuracy": sum(r.right for r in rows) / max(len(rows), 1)}
 
 
 def run_evaluate(
