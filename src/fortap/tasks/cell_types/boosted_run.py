@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -203,17 +204,27 @@ def card_lines(folder: Path, record: dict, cfg: CellTypesRunConfig) -> list[str]
     ]  # fmt: skip
 
 
+FilesOf = Callable[[Sequence[SausSheet], Mapping[str, Labelled]], Files]  # sheets -> confusions
+
+
 def evaluate_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
     """Score the boosted folder of `evaluation.model` on the run's held-out fold (a folder
     trained on every fold has seen it: that is a training-set score)."""
+    booster = BoostedTyper.load(cfg.evaluation.model).booster
+    return evaluate_fold(paths, out, cfg, "boosted", partial(file_confusions, booster), console)
+
+
+def evaluate_fold(paths, out, cfg: CellTypesRunConfig, system: str, files_of: FilesOf,
+                  console: Console | None = None) -> dict:  # fmt: skip
+    """The held-out fold of the run typed by `files_of` (a feature model's confusions per file),
+    written to OUT/metrics.json and printed."""
     console, out = console or Console(), Path(out)
     sheets = read_saus(saus_folder(paths))
     _, test = fold_sides(sheets, load_folds(cfg.data.folds), cfg.data.fold)
-    booster = BoostedTyper.load(cfg.evaluation.model).booster
-    files = file_confusions(booster, test, {s.key: labelled_features(s) for s in test})
+    files = files_of(test, {s.key: labelled_features(s) for s in test})
     trained_fold = model_folder.read_metrics(cfg.evaluation.model).get("fold")
     seen = trained_fold != cfg.data.fold  # "all", or another fold: this fold was in its training
-    record = {"system": "boosted", "fold": cfg.data.fold, "scores": scores(sum(files.values())),
+    record = {"system": system, "fold": cfg.data.fold, "scores": scores(sum(files.values())),
               "interval": file_interval([files], cfg.evaluation.rounds),
               "files": {f: c.tolist() for f, c in sorted(files.items())},
               "seen_in_training": seen, "config": config_dict(cfg)}  # fmt: skip
@@ -232,6 +243,14 @@ def evaluate_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | Non
 def check_boosted(folder: Path, tables: Sequence[str | Path] = ()) -> model_folder.CheckReport:
     """`fortap check-model` for a boosted folder: the stored booster scored again on its
     training sheets (SAUS from the folder its metrics name, or `tables`)."""
+    booster = BoostedTyper.load(folder).booster
+    return check_training_set(folder, tables, "booster", partial(file_confusions, booster))
+
+
+def check_training_set(folder: Path, tables: Sequence[str | Path], what: str,
+                       files_of: FilesOf) -> model_folder.CheckReport:  # fmt: skip
+    """A feature model's folder (boosted, hybrid) scored again by `files_of` on the training
+    sheets its metrics name, against the training-set scores stored at fine-tuning."""
     stored = model_folder.read_metrics(folder)
     if "training_set" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no training-set scores to check against")
@@ -239,9 +258,9 @@ def check_boosted(folder: Path, tables: Sequence[str | Path] = ()) -> model_fold
     if stored["fold"] != "all":
         sheets, _ = fold_sides(sheets, load_folds(stored.get("folds", "")), stored["fold"])
     data = {s.key: labelled_features(s) for s in sheets}
-    now = scores(sum(file_confusions(BoostedTyper.load(folder).booster, sheets, data).values()))
+    now = scores(sum(files_of(sheets, data).values()))
     h = stored["held_out"]
-    what = (f"the stored booster on its {len(sheets)} training sheets ({now['cells']} cells); "
+    what = (f"the stored {what} on its {len(sheets)} training sheets ({now['cells']} cells); "
             f"its held-out numbers (macro-F1 {h['macro_f1']:.3f}, derived F1 "
             f"{h['derived_f1']:.3f}) need the fits again: the card's command")  # fmt: skip
     names = [f"training-set {m}" for m in CHECKED]

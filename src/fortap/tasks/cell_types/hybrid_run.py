@@ -13,7 +13,10 @@ rows). With `data.all_folds` the saved model is a sixth fit, on every sheet, as 
 by name (`IGNORED`).
 
 `OUT/model` (`hybrid_typer`) gets the booster, the components, metrics.json (the held-out
-numbers) and a card; `OUT/metrics.json` adds each held-out file's confusion per fold.
+numbers, and the saved model's scores on its own training sheets) and a card; `OUT/metrics.json`
+adds each held-out file's confusion per fold. `check_hybrid` (`fortap check-model`) encodes the
+training sheets again and scores them against the stored numbers, as `boosted_run` does for a
+booster; `evaluate_hybrid` (`fortap evaluate cell-types --model M`) scores a fold.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import numpy as np
 from rich.console import Console
 
 from fortap.tasks.cell_types.boosted import choose
-from fortap.tasks.cell_types.boosted_run import run_record
+from fortap.tasks.cell_types.boosted_run import check_training_set, evaluate_fold, run_record
 from fortap.tasks.cell_types.config import FIT_IGNORES, HYBRID, CellTypesRunConfig
 from fortap.tasks.cell_types.feature_models import labelled_features
 from fortap.tasks.cell_types.hybrid import STATE_DIMS, fit_hybrid, hybrid_data
@@ -49,6 +52,8 @@ class HybridFit:
     by_fold: list[dict[str, np.ndarray]]  # each held-out fold's file confusions
     choices: list[dict]  # each held-out fold's setting and rounds
     held: list[int]  # the held-out folds
+    train: list  # the sheets the saved model was fitted on
+    states: dict[str, np.ndarray]  # every sheet's (N, D) cell states, by key
 
 
 class HybridFinetune(TaskRun):
@@ -84,6 +89,7 @@ class HybridFinetune(TaskRun):
             by_fold.append(fold_files(booster, reduction, test, features, states))
             choices.append({"setting": choice.setting, "rounds": choice.rounds})
             console.print(f"fold {k}: macro-F1 {scores(sum(by_fold[-1].values()))['macro_f1']:.3f}")
+        train = sheets if cfg.data.all_folds else fold_sides(sheets, folds, cfg.data.fold)[0]
         if cfg.data.all_folds:  # the saved model: a sixth fit, on every sheet
             choice = choose(sheets, features, seed, jobs)
             reduction, booster = fit_hybrid(sheets, features, states, choice, STATE_DIMS, seed,
@@ -91,20 +97,27 @@ class HybridFinetune(TaskRun):
         info = {"encoder": cfg.encoder.name, "seed": seed, "setting": choice.setting,
                 "rounds": choice.rounds}  # fmt: skip
         typer = HybridTyper(booster, reduction, encoder, inputs, info)
-        return HybridFit(typer, by_fold, choices, held)
+        return HybridFit(typer, by_fold, choices, held, train, states)
 
     def save(self, fit: HybridFit, folder: Path) -> HybridFit:
         fit.typer.save(folder)
         return fit
 
-    def predict(self, fit: HybridFit, data: RunData) -> None:
-        return None  # the held-out folds were typed by the fits that left them out
+    def predict(self, fit: HybridFit, data: RunData) -> dict[str, np.ndarray]:
+        """The saved model on its own training sheets (the held-out folds were typed by the
+        fits that left them out), which `check_hybrid` scores again."""
+        typer = fit.typer
+        return fold_files(typer.booster, typer.reduction, fit.train, data.held, fit.states)
 
-    def score(self, predicted: None, trained: Trained, data: RunData) -> Scored:
+    def score(self, predicted: dict, trained: Trained, data: RunData) -> Scored:
         fit, cfg = trained.model, self.cfg
-        record = run_record(f"hybrid {cfg.encoder.name}", fit.by_fold, fit.held, fit.choices, cfg)
+        on_train = {**scores(sum(predicted.values())), "sheets": len(fit.train)}
+        record = run_record(f"hybrid {cfg.encoder.name}", fit.by_fold, fit.held, fit.choices, cfg,
+                            training_set=on_train)  # fmt: skip
         h = record["held_out"]
-        mine = {"kind": "hybrid", "folds": cfg.data.folds, "fold": record["fold"], "held_out": h}
+        keep = ("macro_f1", "derived_f1", "cells", "sheets", "confusion")
+        mine = {"kind": "hybrid", "folds": cfg.data.folds, "fold": record["fold"], "held_out": h,
+                "training_set": {k: on_train[k] for k in keep}}  # fmt: skip
         lo, hi = h["interval"]["macro_f1"]
         lines = [f"Kind: hybrid. LightGBM over the sheet's features and {STATE_DIMS} principal "
                  f"components of the frozen `{cfg.encoder.name}` encoder's cell states.", "",
@@ -117,6 +130,33 @@ class HybridFinetune(TaskRun):
         iv = numbers["interval"]
         console.print(f"held out: macro-F1 {numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, "
                       f"{iv['macro_f1'][1]:.3f}], derived F1 {numbers['derived_f1']:.3f}")  # fmt: skip
+
+
+def typer_files(typer: HybridTyper):
+    """`boosted_run.FilesOf` for a loaded hybrid folder: each sheet encoded by its frozen
+    encoder, then typed (`fold_files`)."""
+    from fortap.text.tokenizer import Tokenizer
+
+    def files_of(sheets, data) -> dict[str, np.ndarray]:
+        tokenizer = Tokenizer()
+        states = {s.key: sheet_states(typer.encoder, s, tokenizer, typer.inputs) for s in sheets}
+        return fold_files(typer.booster, typer.reduction, sheets, data, states)
+
+    return files_of
+
+
+def check_hybrid(folder: Path, tables: Sequence[str | Path] = ()):
+    """`fortap check-model` for a hybrid folder: the stored model scored again on its training
+    sheets (each encoded again by the encoder it names), against its stored scores."""
+    typer = HybridTyper.load(folder)
+    return check_training_set(folder, tables, "hybrid", typer_files(typer))
+
+
+def evaluate_hybrid(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
+    """Score the hybrid folder of `evaluation.model` on the run's held-out fold."""
+    typer = HybridTyper.load(cfg.evaluation.model)
+    return evaluate_fold(paths, out, cfg, f"hybrid {typer.info.get('encoder')}",
+                         typer_files(typer), console)  # fmt: skip
 
 
 def fold_files(booster, reduction, test, data, states) -> dict[str, np.ndarray]:

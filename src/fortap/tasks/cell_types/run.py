@@ -61,8 +61,9 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     if model_folder.folder_kind(folder) == BOOSTED:
         return check_boosted(folder, tables)
     if model_folder.folder_kind(folder) == HYBRID:
-        raise FortapError(f"{folder}: check-model does not re-score a hybrid folder yet; its "
-                          "card's command measures the recipe again")  # fmt: skip
+        from fortap.tasks.cell_types.hybrid_run import check_hybrid  # torch, for this kind
+
+        return check_hybrid(folder, tables)
     stored = model_folder.read_metrics(folder)
     if "scores" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no scores to check against")
@@ -88,8 +89,9 @@ def run_evaluate(paths, out, cfg: CellTypesRunConfig | None = None, console: Con
     if model_folder.folder_kind(cfg.evaluation.model) == BOOSTED:
         return evaluate_boosted(paths, out, cfg, console)
     if model_folder.folder_kind(cfg.evaluation.model) == HYBRID:
-        raise FortapError(f"{cfg.evaluation.model}: evaluate does not score a hybrid folder yet; "
-                          "finetune with data.fold=K measures one fold")  # fmt: skip
+        from fortap.tasks.cell_types.hybrid_run import evaluate_hybrid  # torch, for this kind
+
+        return evaluate_hybrid(paths, out, cfg, console)
     torch.set_flush_denormal(True)
     model, inputs = load_cell_type_model(cfg.evaluation.model)
     _, test = load_fold(paths, cfg)
