@@ -46,3 +46,15 @@ def test_missing_file_and_unknown_kind_are_named(tmp_path):
     with pytest.raises(CheckpointError, match="kind 'forest'; this fortap loads the kinds "
                                               "boosted, encoder, hybrid"):  # fmt: skip
         from_pretrained(copy)
+
+
+def test_every_shipped_metrics_json_has_the_one_schema():
+    for meta in sorted(model_folder.models_root().glob("*/model.json")):
+        folder = meta.parent
+        record = model_folder.read_metrics(folder)
+        assert tuple(record)[: len(model_folder.HEADER)] == model_folder.HEADER, folder
+        assert record["task"] == model_folder.folder_task(folder)
+        assert record["kind"] == model_folder.folder_kind(folder)
+        assert model_folder.data_path(record["data"]).is_dir(), record["data"]
+        assert record["split"] and record["metrics"], folder
+        assert all(0.0 <= v <= 1.0 for v in record["metrics"].values()), folder

@@ -15,6 +15,7 @@ from fortap.cli import app
 from fortap.table.io import write_jsonl
 from fortap.tasks import run as the_run
 from fortap.tasks.cell_types.split import write_folds
+from fortap.tasks.model_folder import HEADER
 
 from .cell_types.sheets import saus_record, write_real_saus
 from .cell_types.test_saus import write_saus
@@ -92,7 +93,7 @@ def test_table_qa_runs_through_the_one_run_with_the_typed_rates(tmp_path, runs):
     assert runs == [("table-qa", "encoder")]
     assert peak_rates(tmp_path / "out") == {LR, ENCODER_LR}
     stored = json.loads((tmp_path / "out" / "model" / "metrics.json").read_text())
-    assert list(stored) == ["data", "systems"] and "dev" in stored["systems"]["model"]
+    assert list(stored) == [*HEADER, "systems"] and "dev" in stored["systems"]["model"]
 
 
 def test_boosted_cell_types_fit_through_the_one_run_and_refuse_a_loop_flag(

@@ -164,6 +164,20 @@ def write_metrics(directory: str | Path, metrics: dict) -> None:
     (Path(directory) / METRICS).write_text(json.dumps(metrics, indent=1) + "\n")
 
 
+HEADER = ("format", "task", "kind", "data", "split", "metrics")  # every metrics.json's first keys
+
+
+def metrics_record(task: str, kind: str, data: str, split: str, metrics: dict[str, float],
+                   detail: dict) -> dict:  # fmt: skip
+    """A folder's metrics.json, one schema for every task: which task and kind, the data
+    (relative to the repository) and what of it was scored (`split`), the headline numbers
+    (`metrics`: name -> value), then the task's own detail (per fold, per split, intervals),
+    which its check reads, and the quick check's `SAMPLE` record where one is stored."""
+    header = {"format": FORMAT, "task": task, "kind": kind, "data": data, "split": split,
+              "metrics": {k: float(v) for k, v in metrics.items()}}  # fmt: skip
+    return {**header, **{k: v for k, v in detail.items() if k not in header}}
+
+
 def stored_sample(directory: str | Path) -> dict | None:
     """The quick check's record in metrics.json (`{"sample": what, "scores": {metric: value}}`),
     None when the folder has none (`fortap check-model --store-sample` writes it)."""

@@ -118,7 +118,9 @@ def write_outputs(task: TaskRun, scored: Scored, paths: Sequence[str | Path], ou
     (out / "metrics.json").write_text(json.dumps(scored.metrics, indent=1) + "\n")
     name = model_folder.data_name(paths[0])
     if scored.folder_metrics is not None:
-        model_folder.write_metrics(out / "model", {"data": name, **scored.folder_metrics})
+        record = model_folder.metrics_record(task.name, task.kind, name, scored.split,
+                                             scored.headline, scored.folder_metrics)  # fmt: skip
+        model_folder.write_metrics(out / "model", record)
     if scored.card is not None:
         command = finetune_command(task.name, name, task.cfg)
         model_folder.write_card(out / "model", scored.card.title, name, command,

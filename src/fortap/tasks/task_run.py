@@ -89,8 +89,10 @@ class Scored:
     value: Any  # `run`'s return (the task's record)
     metrics: dict  # OUT/metrics.json
     predictions: Sequence[dict] | None = None  # OUT/predictions.jsonl, a record a line
-    folder_metrics: dict | None = None  # OUT/model/metrics.json after its "data" (check-model)
+    folder_metrics: dict | None = None  # OUT/model/metrics.json's detail (check-model reads it)
     card: Card | None = None  # OUT/model/README.md
+    split: str = ""  # what of the data the folder's headline numbers were scored on
+    headline: dict[str, float] = field(default_factory=dict)  # those numbers, by name
 
 
 class TaskRun(Protocol):

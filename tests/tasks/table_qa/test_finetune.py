@@ -50,6 +50,10 @@ def test_finetune_resumes_then_evaluates(tmp_path):
     assert checked.exit_code == 0, checked.output
     assert "met: dev execution accuracy" in checked.output
     assert "in full" in checked.output  # no sample stored yet
+    header = json.loads((out / "model" / "metrics.json").read_text())
+    assert (header["task"], header["kind"], header["split"]) == ("table-qa", "encoder",
+                                                                 "HiTab dev, test, test_qc")  # fmt: skip
+    assert set(header["metrics"]) == {"dev_accuracy", "test_accuracy", "test_qc_accuracy"}
     stored = CliRunner().invoke(app, ["check-model", str(out / "model"), "--store-sample"])
     assert stored.exit_code == 0, stored.output
     sample = json.loads((out / "model" / "metrics.json").read_text())["check"]

@@ -148,7 +148,7 @@ class BoostedFinetune(TaskRun):
                 "held_out": record["held_out"], "training_set": {k: on_train[k] for k in keep}}  # fmt: skip
         card = Card("Cell types on SAUS: LightGBM on sheet features",
                     card_lines(trained.folder, record, cfg))  # fmt: skip
-        return Scored(record, record, None, mine, card)
+        return Scored(record, record, None, mine, card, *held_out_headline(record["held_out"]))
 
     def report(self, out: Path, scored: Scored, console: Console) -> None:
         numbers, on_train = scored.value["held_out"], scored.value["training_set"]
@@ -167,6 +167,14 @@ def run_record(system: str, by_fold: list, held: Sequence[int], choices: list[di
             "held_out": held_out(by_fold, held, choices, cfg.evaluation.rounds), **extra,
             "files_by_fold": [{f: c.tolist() for f, c in sorted(files.items())} for files in by_fold],
             "config": config_dict(cfg)}  # fmt: skip
+
+
+def held_out_headline(held: dict) -> tuple[str, dict[str, float]]:
+    """A feature model's `Scored.split` and `headline`: its held-out folds' mean scores."""
+    folds = held["folds"]
+    split = (f"SAUS, each of {len(folds)} file-grouped folds held out in turn" if len(folds) > 1
+             else f"SAUS fold {folds[0]} held out")  # fmt: skip
+    return split, {k: held[k] for k in CHECKED}
 
 
 def card_lines(folder: Path, record: dict, cfg: CellTypesRunConfig) -> list[str]:

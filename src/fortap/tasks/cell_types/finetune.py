@@ -94,7 +94,9 @@ class CellTypesFinetune(TaskRun):
                 "scores": {k: s[k] for k in ("macro_f1", "derived_f1", "cells")}}  # fmt: skip
         lines = [f"Metrics on held-out fold {record['fold']} ({s['cells']} cells): macro-F1 "
                  f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f}."]  # fmt: skip
-        return Scored(record, record, None, mine, Card("Cell types on SAUS", lines))
+        return Scored(record, record, None, mine, Card("Cell types on SAUS", lines),
+                      f"SAUS fold {record['fold']} held out",
+                      {k: s[k] for k in ("macro_f1", "derived_f1")})  # fmt: skip
 
     def report(self, out: Path, scored: Scored, console: Console) -> None:
         show_fold(scored.value, console)

@@ -30,7 +30,12 @@ import numpy as np
 from rich.console import Console
 
 from fortap.tasks.cell_types.boosted import choose
-from fortap.tasks.cell_types.boosted_run import check_training_set, evaluate_fold, run_record
+from fortap.tasks.cell_types.boosted_run import (
+    check_training_set,
+    evaluate_fold,
+    held_out_headline,
+    run_record,
+)
 from fortap.tasks.cell_types.config import FIT_IGNORES, HYBRID, CellTypesRunConfig
 from fortap.tasks.cell_types.feature_models import labelled_features
 from fortap.tasks.cell_types.hybrid import STATE_DIMS, fit_hybrid, hybrid_data
@@ -123,7 +128,8 @@ class HybridFinetune(TaskRun):
                  f"components of the frozen `{cfg.encoder.name}` encoder's cell states.", "",
                  f"Held out ({len(h['folds'])} folds): macro-F1 {h['macro_f1']:.3f} [{lo:.3f}, "
                  f"{hi:.3f}], derived F1 {h['derived_f1']:.3f}."]  # fmt: skip
-        return Scored(record, record, None, mine, Card("Cell types on SAUS: hybrid", lines))
+        return Scored(record, record, None, mine, Card("Cell types on SAUS: hybrid", lines),
+                      *held_out_headline(h))  # fmt: skip
 
     def report(self, out: Path, scored: Scored, console: Console) -> None:
         numbers = scored.value["held_out"]

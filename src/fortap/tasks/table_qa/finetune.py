@@ -107,7 +107,9 @@ class TableQAFinetune(TaskRun):
                  f"{s['high']:.3f}], {s['n']} questions" for split, s in mine.items()]  # fmt: skip
         metrics = {"systems": systems, "config": config_dict(self.cfg)}
         card = Card("Table QA on HiTab", ["Metrics:", "", *lines])
-        return Scored(systems, metrics, records, {"systems": {"model": mine}}, card)
+        headline = {f"{split}_accuracy": s["accuracy"] for split, s in mine.items()}
+        return Scored(systems, metrics, records, {"systems": {"model": mine}}, card,
+                      f"HiTab {', '.join(mine)}", headline)  # fmt: skip
 
     def report(self, out: Path, scored: Scored, console: Console) -> None:
         show_outputs(out, scored.value, console)
