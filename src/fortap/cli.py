@@ -598,6 +598,10 @@ def cell_types(
         Path | None, typer.Option(help="Also draw the sheet coloured by type into this PNG.")
     ] = None,
     rows: Annotated[int, typer.Option(help="Rows of the grid printed (the PNG has all).")] = 60,
+    start: Annotated[
+        str | None, typer.Option(help="The grid's top-left cell, e.g. E20: pages a sheet wider "
+                                 "or longer than the screen (default: the table's first).")
+    ] = None,
     json_: Annotated[
         bool,
         typer.Option(
@@ -620,7 +624,8 @@ def cell_types(
     from fortap.tasks.cell_types.show import run_cell_types
 
     _set_threads(threads)
-    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite, as_json=json_)
+    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite, as_json=json_,
+                   start=start)  # fmt: skip
 
 
 @app.command()
