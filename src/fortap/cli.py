@@ -6,6 +6,7 @@ Errors caused by input (`FortapError`) print one line and exit 1; anything else 
 
 from __future__ import annotations
 
+import inspect
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -518,15 +519,24 @@ def check_model(
         typer.Option(help="Data to re-score on (default: the data its metrics.json names)."),
     ] = None,
     json_: Annotated[Path | None, typer.Option("--json", help="Write the comparison here.")] = None,
+    full: Annotated[
+        bool, typer.Option("--full", help="Re-score everything its metrics name, not the stored "
+                           "sample (longer: table QA's dev set is minutes on 2 cores).")
+    ] = False,
+    store_sample: Annotated[
+        bool, typer.Option("--store-sample", help="Run the full check and, when it passes, store "
+                           "the quick check's sample scores in metrics.json.")
+    ] = False,
     threads: ThreadsOption = 0,
 ) -> None:
     """Re-score a model folder (formula prediction, cell types, table QA) against its metrics.
 
-    Exits 1 when a metric differs from the stored one by more than 0.005."""
+    Re-scores the folder's stored sample where it keeps one (at most minutes on 2 cores), else
+    everything. Exits 1 when a metric differs from the stored one by more than 0.005."""
     from fortap.tasks.check_model import run_check_model
 
     _set_threads(threads)
-    if not run_check_model(folder, tables or [], json_):
+    if not run_check_model(folder, tables or [], json_, full=full, store=store_sample):
         raise typer.Exit(1)
 
 
@@ -588,6 +598,10 @@ def cell_types(
         Path | None, typer.Option(help="Also draw the sheet coloured by type into this PNG.")
     ] = None,
     rows: Annotated[int, typer.Option(help="Rows of the grid printed (the PNG has all).")] = 60,
+    start: Annotated[
+        str | None, typer.Option(help="The grid's top-left cell, e.g. E20: pages a sheet wider "
+                                 "or longer than the screen (default: the table's first).")
+    ] = None,
     json_: Annotated[
         bool,
         typer.Option(
@@ -610,7 +624,8 @@ def cell_types(
     from fortap.tasks.cell_types.show import run_cell_types
 
     _set_threads(threads)
-    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite, as_json=json_)
+    run_cell_types(book, sheet, model, png, max_rows=rows, overwrite=overwrite, as_json=json_,
+                   start=start)  # fmt: skip
 
 
 @app.command()
@@ -668,6 +683,9 @@ def serve(
     ] = None,
     max_upload_mb: Annotated[float, typer.Option(help="Largest upload accepted, in MB.")] = 20.0,
     max_workbooks: Annotated[int, typer.Option(help="Workbooks kept at once (LRU).")] = 16,
+    max_workbooks_per_browser: Annotated[
+        int, typer.Option(help="Workbooks one browser keeps at once (its oldest go first).")
+    ] = 8,
     max_store_mb: Annotated[float, typer.Option(help="Upload bytes kept at once (LRU).")] = 256.0,
     quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
 ) -> None:
@@ -676,7 +694,7 @@ def serve(
     from fortap.service.serve_cli import run_serve_cli
 
     run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet,
-                  page_auditor())  # fmt: skip
+                  page_auditor(), max_workbooks_per_browser)  # fmt: skip
 
 
 # `fortap suggest` and `fortap train-ranker` live in fortap.suggest.cli (typer only at import)
@@ -694,6 +712,25 @@ app.command("audit")(_fail_cleanly(audit_command))
 from fortap.recover.cli import recover_command  # noqa: E402
 
 app.command("recover")(_fail_cleanly(recover_command))
+
+
+def unwrapped(doc: str | None) -> str | None:
+    """A docstring with each paragraph on one line, so that rich wraps it to the terminal rather
+    than at the source's line breaks; a list item or an indented line keeps its own line."""
+    if not doc:
+        return doc
+    out: list[str] = []
+    for line in inspect.cleandoc(doc).splitlines():
+        keep = not line.strip() or line[:1] in " -*" or not out or not out[-1].strip()
+        if keep:
+            out.append(line)
+        else:
+            out[-1] += " " + line.strip()
+    return "\n".join(out)
+
+
+for _info in app.registered_commands:  # every command's help, as `fortap CMD --help` shows it
+    _info.help = unwrapped(_info.help or inspect.getdoc(_info.callback))
 
 
 def main() -> None:

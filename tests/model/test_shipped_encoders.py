@@ -5,20 +5,15 @@ from it by name (`--encoder fortap-small`)."""
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
 
 from fortap.model.encoder import FortapEncoder
 from fortap.model.state_file import crc32
+from fortap.tasks.encoder_check import card_sums
 from fortap.tasks.recipe import SHIPPED_ENCODERS
 
 SMALL = SHIPPED_ENCODERS / "fortap-small"
-
-
-def card_checksums(folder) -> dict[str, str]:
-    block = (folder / "README.md").read_text().split("```")[1]
-    return dict(re.findall(r"^(\S+) ([0-9a-f]{8})$", block, flags=re.M))
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +22,7 @@ def small() -> FortapEncoder:
 
 
 def test_the_rebuilt_encoder_matches_every_checksum_of_its_card(small):
-    sums = card_checksums(SMALL)
+    sums = card_sums(SMALL)
     state = small.state_dict()
     assert sums.keys() == state.keys()
     for name, tensor in state.items():

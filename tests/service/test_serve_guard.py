@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the [serve] extra is not installed")
 
+from starlette.testclient import TestClient  # noqa: E402
+
 from fortap.service.app import ServeConfig, create_app  # noqa: E402
 from fortap.service.guard import TOKEN_HEADER, Guard  # noqa: E402
 from fortap.service.store import StoreLimits  # noqa: E402
@@ -126,8 +128,35 @@ def test_a_store_full_of_unsaved_work_refuses_an_upload_until_it_is_downloaded()
         assert _upload(client, "third.xlsx").status_code == 201  # the downloaded one made room
         assert client.get(f"/workbooks/{ids[0]}").status_code == 404
         assert client.get(f"/workbooks/{ids[1]}").json()["accepted"] == [ACCEPT]
-        assert _upload(other, "fourth.xlsx").status_code == 409  # the rest is not its to evict
         assert len(list(app.state.store.root.iterdir())) == 2  # refused uploads left no file
+        fourth = _upload(other, "fourth.xlsx")  # a full store makes room from whoever holds most
+        assert fourth.status_code == 201
+        assert client.get(f"/workbooks/{ids[1]}").json()["accepted"] == [ACCEPT]  # never work
+
+
+def test_one_browser_over_its_quota_gets_429_and_locks_nobody_out():
+    limits = StoreLimits(max_books=4, max_bytes=10**6, max_per_client=3)
+    app = create_app(ServeConfig(max_upload_bytes=200_000, store=limits))
+    with page_client(app) as first, page_client(app) as second:
+        ids = [_upload(first, f"b{i}.xlsx").json()["id"] for i in range(3)]
+        for book_id in ids:
+            assert first.post(f"/workbooks/{book_id}/cells", json=ACCEPT).status_code == 200
+        over = _upload(first, "b3.xlsx")
+        assert over.status_code == 429, over.text
+        assert "the most one browser may" in over.json()["detail"]
+        assert [_upload(second, f"s{i}.xlsx").status_code for i in range(5)] == [201] * 5
+        for book_id in ids:  # the first browser's work is all kept
+            assert first.get(f"/workbooks/{book_id}").json()["accepted"] == [ACCEPT]
+        assert len(app.state.store) == 4 and app.state.store.total_bytes() <= limits.max_bytes
+
+
+def test_plain_uploads_of_one_browser_do_not_fill_the_store_for_another():
+    app = create_app(ServeConfig(max_upload_bytes=200_000, store=StoreLimits(max_books=4)))
+    with page_client(app) as first, page_client(app) as second:
+        ids = [_upload(first, f"b{i}.xlsx").json()["id"] for i in range(4)]
+        assert _upload(second, "mine.xlsx").status_code == 201  # was 409: the store was full
+        assert first.get(f"/workbooks/{ids[0]}").status_code == 404  # the oldest of the holder
+        assert all(first.get(f"/workbooks/{i}").status_code == 200 for i in ids[1:])
 
 
 def test_the_page_carries_the_token_and_sets_the_browser_cookie():
@@ -137,5 +166,8 @@ def test_the_page_carries_the_token_and_sets_the_browser_cookie():
         assert f'<meta name="fortap-token" content="{app.state.guard.token}">' in page.text
         assert page.headers["cache-control"] == "no-store"
         assert len(client.cookies["fortap_browser"]) == 32
+        with TestClient(app, base_url="http://127.0.0.1:8000") as fresh:  # a first visit
+            cookie = fresh.get("/").headers["set-cookie"].lower()
+        assert "max-age=2592000" in cookie and "httponly" in cookie and "samesite=strict" in cookie
         again = page_client(create_app(ServeConfig()))
         assert again.headers[TOKEN_HEADER] != client.headers[TOKEN_HEADER]  # one per start

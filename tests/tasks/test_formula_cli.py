@@ -126,7 +126,7 @@ def lr_by_part(cfg: FormulaRunConfig) -> dict[str, set[float]]:
     optim = cfg.optim.optimizer()
     model = FormulaPredictionModel(FortapEncoder(ModelConfig.tiny(hidden_dropout=0.0)), cfg.decoder)
     optimizer = build_optimizer(model, optim)
-    set_lr(optimizer, optim.lr)
+    set_lr(optimizer, 1.0)  # the peak
     lr_of = {id(p): round(g["lr"], 12) for g in optimizer.param_groups for p in g["params"]}
     parts: dict[str, set[float]] = {"encoder": set(), "decoder": set()}
     for name, param in model.named_parameters():

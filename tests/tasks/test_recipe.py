@@ -41,7 +41,7 @@ def test_lr_is_the_heads_and_encoder_lr_the_encoders(name):
     optim = cfg.optim.optimizer()
     model = model_of(name, cfg)
     optimizer = build_optimizer(model, optim)
-    set_lr(optimizer, optim.lr)  # the peak: the schedule's value after warm-up
+    set_lr(optimizer, 1.0)  # the peak: the schedule's value after warm-up
     peak = {id(p): g["lr"] for g in optimizer.param_groups for p in g["params"]}
     encoder = {round(peak[id(p)], 12) for p in model.encoder.parameters()}
     heads = {round(peak[id(p)], 12) for n, p in model.named_parameters() if n[:8] != "encoder."}

@@ -19,7 +19,7 @@ def test_defaults_are_the_old_hard_coded_run():
     assert (loop.eval_every, loop.keep_best) == (100, "eval/loss/formula")
     assert cfg.training.warmup_updates == 50  # steps // 4
     optim = cfg.optim.optimizer()
-    assert (optim.lr, optim.head_lr_scale, optim.weight_decay) == (1e-3, 1.0, 0.01)
+    assert (optim.lr, optim.encoder_lr, optim.weight_decay) == (1e-3, 1e-3, 0.01)
 
 
 def test_the_paper_preset_and_overrides_compose_in_order():
@@ -30,7 +30,7 @@ def test_the_paper_preset_and_overrides_compose_in_order():
     assert (cfg.decoder.layers, cfg.decoder.heads, cfg.decoder.dropout) == (3, 8, 0.0)
     assert cfg.training.steps == 7 and cfg.training.loop().eval_every == 3
     assert cfg.evaluation.curve == (0.2, 0.5)
-    assert cfg.optim.optimizer().lr == 1e-4 and cfg.optim.optimizer().head_lr_scale == 10.0
+    assert (cfg.optim.optimizer().lr, cfg.optim.optimizer().encoder_lr) == (1e-3, 1e-4)
 
 
 @pytest.mark.parametrize(

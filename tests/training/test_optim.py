@@ -15,7 +15,7 @@ def small_model() -> nn.Module:
 
 def test_groups_put_matrices_in_decay_and_the_rest_out():
     model = small_model()
-    decay, no_decay = param_groups(model, 0.01)
+    decay, no_decay = param_groups(model, 0.01, lr=1e-3)
     names = {id(p): n for n, p in model.named_parameters()}
     assert sorted(names[id(p)] for p in decay["params"]) == ["0.weight", "1.weight", "3.weight"]
     assert sorted(names[id(p)] for p in no_decay["params"]) == [
@@ -25,6 +25,7 @@ def test_groups_put_matrices_in_decay_and_the_rest_out():
         "3.bias",
     ]
     assert (decay["weight_decay"], no_decay["weight_decay"]) == (0.01, 0.0)
+    assert decay["peak_lr"] == decay["lr"] == no_decay["peak_lr"] == 1e-3
 
 
 def test_weight_decay_is_really_applied():
@@ -61,40 +62,41 @@ class WithHead(nn.Module):
         self.head = nn.Linear(4, 2)
 
 
-def test_head_lr_scale_gives_heads_their_own_groups_and_lr():
+def test_lr_and_encoder_lr_give_heads_and_encoder_their_own_groups_and_peaks():
     model = WithHead()
-    groups = param_groups(model, 0.01, head_lr_scale=10.0)
+    groups = param_groups(model, 0.01, lr=3e-3, encoder_lr=7e-5)
     names = {id(p): n for n, p in model.named_parameters()}
-    by_scale = {
-        (g["lr_scale"], g["weight_decay"]): sorted(names[id(p)] for p in g["params"])
-        for g in groups
+    by_peak = {
+        (g["peak_lr"], g["weight_decay"]): sorted(names[id(p)] for p in g["params"]) for g in groups
     }
-    assert by_scale == {
-        (1.0, 0.01): ["encoder.0.weight"],
-        (1.0, 0.0): ["encoder.0.bias", "encoder.1.bias", "encoder.1.weight"],
-        (10.0, 0.01): ["head.weight"],
-        (10.0, 0.0): ["head.bias"],
+    assert by_peak == {
+        (7e-5, 0.01): ["encoder.0.weight"],
+        (7e-5, 0.0): ["encoder.0.bias", "encoder.1.bias", "encoder.1.weight"],
+        (3e-3, 0.01): ["head.weight"],
+        (3e-3, 0.0): ["head.bias"],
     }
-    optimizer = build_optimizer(model, OptimConfig(lr=1e-3, head_lr_scale=10.0))
-    set_lr(optimizer, 2e-4)
+    optimizer = build_optimizer(model, OptimConfig(lr=3e-3, encoder_lr=7e-5))
+    set_lr(optimizer, 0.5)
     assert sorted(g["lr"] for g in optimizer.param_groups) == pytest.approx(
-        [2e-4, 2e-4, 2e-3, 2e-3]
+        [3.5e-5, 3.5e-5, 1.5e-3, 1.5e-3]
     )
 
 
-def test_head_lr_scale_of_one_keeps_two_groups():
-    assert len(param_groups(WithHead(), 0.01)) == 2
+def test_one_rate_keeps_two_groups():
+    assert len(param_groups(WithHead(), 0.01, lr=1e-3)) == 2
+    assert len(param_groups(WithHead(), 0.01, lr=1e-3, encoder_lr=1e-3)) == 2
+    assert OptimConfig(lr=2e-3).encoder_rate == 2e-3  # encoder_lr 0: the one rate
 
 
-def test_head_lr_scale_also_reaches_the_encoders_new_parameters():
+def test_the_heads_rate_also_reaches_the_encoders_new_parameters():
     """Parameters the initialisation left new (MiniLM has no tree or number embeddings) learn
-    at the heads' rate; the loaded ones keep the base rate."""
+    at the heads' rate; the loaded ones at the encoder's."""
     model = WithHead()
     model.encoder.new_parameters = frozenset({"1.weight"})  # as `load_minilm` records them
-    groups = param_groups(model, 0.01, head_lr_scale=10.0)
+    groups = param_groups(model, 0.01, lr=1e-3, encoder_lr=1e-4)
     names = {id(p): n for n, p in model.named_parameters()}
-    scaled = sorted(names[id(p)] for g in groups if g["lr_scale"] == 10.0 for p in g["params"])
-    assert scaled == ["encoder.1.weight", "head.bias", "head.weight"]
+    heads = sorted(names[id(p)] for g in groups if g["peak_lr"] == 1e-3 for p in g["params"])
+    assert heads == ["encoder.1.weight", "head.bias", "head.weight"]
 
 
 def test_minilm_initialisation_records_its_new_parameters():

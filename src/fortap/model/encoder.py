@@ -62,7 +62,8 @@ class FortapEncoder(nn.Module):
         self.apply(self._init_weights)
         self.embeddings.init_row_col()
         # names of the parameters an initialisation left new (`load_minilm`), which
-        # `OptimConfig.head_lr_scale` trains at the heads' rate; empty = all are new or all loaded
+        # `training.optim.param_groups` trains at the heads' rate (`OptimConfig.lr`); empty = all
+        # are new or all loaded
         self.new_parameters: frozenset[str] = frozenset()
 
     def _init_weights(self, module: nn.Module) -> None:

@@ -86,7 +86,7 @@ def load_minilm(
         if config.added_from_words and WORD_EMBEDDINGS in report.loaded + report.partial:
             embed_added_tokens(model.embeddings.word_embeddings.weight)
     report.unused = sorted(set(found) - set(state))
-    model.new_parameters = frozenset(report.new)  # for `OptimConfig.head_lr_scale`
+    model.new_parameters = frozenset(report.new)  # at the heads' rate (`optim.param_groups`)
     return model, report
 
 

@@ -48,6 +48,7 @@ from fastapi.staticfiles import StaticFiles
 from fortap.service import http_errors
 from fortap.service.findings import Auditor
 from fortap.service.guard import BROWSER_COOKIE, TOKEN_META, Guard, SameSiteOnly
+from fortap.service.headers import SecurityHeaders
 from fortap.service.http_errors import UploadLimit
 from fortap.service.model_routes import router as model_router
 from fortap.service.recover_routes import router as recover_router
@@ -100,6 +101,9 @@ def engine_opener(config: ServeConfig) -> Opener:
     return open_book
 
 
+COOKIE_DAYS = 30  # the browser cookie outlives a browser restart, so its workbooks stay its own
+
+
 def create_app(
     config: ServeConfig = ServeConfig(),
     opener: Opener | None = None,
@@ -132,7 +136,8 @@ def create_app(
     app.state.guard = guard = Guard(host=config.host)
     http_errors.install(app)
     app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
-    app.add_middleware(SameSiteOnly, guard=guard)  # added last: runs first, before any route
+    app.add_middleware(SameSiteOnly, guard=guard)  # runs before any route
+    app.add_middleware(SecurityHeaders)  # added last: wraps every response, refusals too
     app.include_router(router)
     app.include_router(model_router)
     app.include_router(recover_router)
@@ -142,8 +147,8 @@ def create_app(
     def page(request: Request) -> HTMLResponse:
         response = HTMLResponse(html, headers={"Cache-Control": "no-store"})
         if not BROWSER_ID.fullmatch(request.cookies.get(BROWSER_COOKIE, "")):
-            response.set_cookie(BROWSER_COOKIE, secrets.token_hex(16), httponly=True,
-                                samesite="strict")  # fmt: skip
+            response.set_cookie(BROWSER_COOKIE, secrets.token_hex(16), max_age=COOKIE_DAYS * 86400,
+                                httponly=True, samesite="strict")  # fmt: skip
         return response
 
     app.mount("/static", StaticFiles(directory=WEB), name="static")

@@ -19,7 +19,7 @@ from fortap.errors import FortapError, SheetError
 from fortap.service.findings import NoAuditor
 from fortap.service.recovered import SheetChanged
 from fortap.service.shipped_models import ModelMissing
-from fortap.service.store import StoreFull, UnknownWorkbook
+from fortap.service.store import OverQuota, StoreFull, UnknownWorkbook
 
 log = logging.getLogger("fortap.serve")
 
@@ -58,6 +58,8 @@ def status_of(err: FortapError) -> int:
         return 400
     if isinstance(err, StoreFull | SheetChanged):
         return 409
+    if isinstance(err, OverQuota):
+        return 429
     if isinstance(err, ModelMissing | NoAuditor):
         return 503  # the request was fine; this install lacks the model, this start the audit
     return 422  # grid.BadRange, a bad cell or formula from the engine, a bad min_score, ...

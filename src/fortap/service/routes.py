@@ -40,7 +40,7 @@ from fortap.sheet.screening import SUPPORTED_SUFFIXES
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": Problem} for s in (400, 403, 404, 409, 413, 415, 422)
+    s: {"model": Problem} for s in (400, 403, 404, 409, 413, 415, 422, 429)
 }
 
 router = APIRouter()

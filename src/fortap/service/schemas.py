@@ -6,6 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fortap.service.recovered import DEFAULT_MIN_SCORE
+
 Value = str | float | bool | None
 
 # Excel's own limits: a sheet name is at most 31 characters, a formula at most 8,192
@@ -206,13 +208,13 @@ MinScore = Annotated[
 class RecoverRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     sheet: SheetName
-    min_score: MinScore = 0.4  # `RecoverConfig.min_score`
+    min_score: MinScore = DEFAULT_MIN_SCORE
 
 
 class RecoverAccept(BaseModel):
     model_config = ConfigDict(extra="forbid")
     sheet: SheetName
-    min_score: MinScore = 0.4  # `RecoverConfig.min_score`
+    min_score: MinScore = DEFAULT_MIN_SCORE
     cells: list[CellText] | None = Field(
         default=None,
         max_length=500,

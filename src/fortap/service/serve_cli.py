@@ -21,6 +21,7 @@ def run_serve_cli(
     max_store_mb: float,
     quiet: bool,
     auditor: Auditor | None = None,
+    max_per_browser: int = 8,
 ) -> None:
     """`auditor`: the findings toggle's audit, which the caller (a later stage) hands in."""
     try:
@@ -34,6 +35,7 @@ def run_serve_cli(
     for name, value in (
         ("--max-upload-mb", max_upload_mb),
         ("--max-workbooks", max_workbooks),
+        ("--max-workbooks-per-browser", max_per_browser),
         ("--max-store-mb", max_store_mb),
     ):
         if not 0 < value < float("inf"):  # also refuses nan, which no comparison holds for
@@ -49,7 +51,8 @@ def run_serve_cli(
 
         ModelSource.load(model)
     try:
-        store = StoreLimits(max_books=max_workbooks, max_bytes=int(max_store_mb * 2**20))
+        store = StoreLimits(max_books=max_workbooks, max_bytes=int(max_store_mb * 2**20),
+                            max_per_client=max_per_browser)  # fmt: skip
         config = ServeConfig(
             host=host,
             port=port,

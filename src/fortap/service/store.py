@@ -1,12 +1,20 @@
 """`WorkbookStore`: the service's uploaded workbooks, in one temporary folder, with caps.
 
 Each upload gets a random id (`secrets.token_hex`); its file is saved under that id with the
-upload's suffix, so no text from the client ever becomes part of a path. The store holds at most
-`max_books` workbooks and `max_bytes` of uploaded bytes; adding one past either cap evicts the
-least recently used of the same browser's workbooks (`OpenBook.owner`, the page's cookie) that
-hold no accepted formula left undownloaded. When none can go, the upload is refused
-(`StoreFull`): a user's accepted work is never thrown away, and one browser cannot push out
-another's. `close()` deletes the folder (the service calls it on shutdown).
+upload's suffix, so no text from the client ever becomes part of a path. Caps, and what an
+upload past one does (`put`):
+
+- each browser (`OpenBook.owner`, the page's cookie) holds at most `max_per_client` workbooks:
+  past it, that browser's least recently used workbook that holds no accepted formula left
+  undownloaded goes; when none can, the upload is refused (`OverQuota`, a 429) and nobody
+  else is affected;
+- the store holds at most `max_books` workbooks and `max_bytes` uploaded bytes in all: past
+  either, the uploader's own plain workbooks go first, then the least recently used plain
+  workbook of whichever browser holds most. Only when every workbook holds unsaved work is
+  the upload refused (`StoreFull`).
+
+A user's accepted work is never thrown away, and no browser can lock the others out.
+`close()` deletes the folder (the service calls it on shutdown).
 """
 
 from __future__ import annotations
@@ -43,15 +51,20 @@ class StoreFull(FortapError):
     """No room for an upload without evicting work that must be kept."""
 
 
+class OverQuota(FortapError):
+    """This browser holds its quota of workbooks, each with work that must be kept."""
+
+
 @dataclass(frozen=True)
 class StoreLimits:
     """Caps on what the store keeps at once."""
 
     max_books: int = 16  # workbooks held; the least recently used goes first
     max_bytes: int = 256 * 2**20  # uploaded bytes held, summed over workbooks
+    max_per_client: int = 8  # workbooks one browser holds (its cookie; clients without share one)
 
     def __post_init__(self) -> None:
-        for name in ("max_books", "max_bytes"):
+        for name in ("max_books", "max_bytes", "max_per_client"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"StoreLimits.{name} must be positive, got {getattr(self, name)}")
 
@@ -119,24 +132,10 @@ class WorkbookStore:
         shutil.rmtree(self.root / book_id, ignore_errors=True)
 
     def put(self, book: OpenBook) -> list[str]:
-        """Add `book`, evicting past a cap the least recently used of its owner's books that
-        hold nothing unsaved; returns the evicted ids. `StoreFull` when that is not enough."""
+        """Add `book`, evicting past a cap as the module doc says; returns the evicted ids.
+        `OverQuota` or `StoreFull` when the caps cannot be kept without losing unsaved work."""
         with self._lock:
-            count, size = len(self._books) + 1, self._bytes() + book.size
-            evicted: list[str] = []
-            for old in list(self._books.values()):  # least recently used first
-                if count <= self.limits.max_books and size <= self.limits.max_bytes:
-                    break
-                if old.owner == book.owner and not old.unsaved():
-                    evicted.append(old.id)
-                    count, size = count - 1, size - old.size
-            if count > self.limits.max_books or size > self.limits.max_bytes:
-                raise StoreFull(
-                    f"the server holds {len(self._books)} workbooks ({self._bytes():,} bytes) "
-                    "that belong to other pages or hold accepted formulas not yet downloaded; "
-                    "download or close one, or restart fortap serve with a larger "
-                    "--max-workbooks or --max-store-mb"
-                )
+            evicted = self._room_for(book)
             for old_id in evicted:
                 del self._books[old_id]
             self._books[book.id] = book
@@ -144,6 +143,52 @@ class WorkbookStore:
         for old_id in evicted:
             self.discard_slot(old_id)
         return evicted
+
+    def _room_for(self, book: OpenBook) -> list[str]:
+        """The ids to evict so that `book` fits every cap (nothing is changed yet)."""
+        plain = [b for b in self._books.values() if not b.unsaved()]  # least recently used first
+        mine = [b for b in self._books.values() if b.owner == book.owner]
+        gone: list[OpenBook] = []
+        for old in (b for b in plain if b.owner == book.owner):
+            if len(mine) - len(gone) < self.limits.max_per_client:
+                break
+            gone.append(old)
+        if len(mine) - len(gone) >= self.limits.max_per_client:
+            raise OverQuota(f"this browser holds {len(mine)} workbooks, the most one browser may "
+                            "(--max-workbooks-per-browser), each with accepted formulas not yet "
+                            "downloaded: download or close one first")  # fmt: skip
+        while not self._fits(book, gone):
+            old = self._next_to_go(book, plain, gone)
+            if old is None:
+                raise StoreFull(
+                    f"the server holds {len(self._books)} workbooks ({self._bytes():,} bytes), "
+                    "each with accepted formulas not yet downloaded; download or close one, or "
+                    "restart fortap serve with a larger --max-workbooks or --max-store-mb"
+                )
+            gone.append(old)
+        return [b.id for b in gone]
+
+    def _fits(self, book: OpenBook, gone: list[OpenBook]) -> bool:
+        count = len(self._books) - len(gone) + 1
+        size = self._bytes() - sum(b.size for b in gone) + book.size
+        return count <= self.limits.max_books and size <= self.limits.max_bytes
+
+    def _next_to_go(self, book: OpenBook, plain: list[OpenBook],
+                    gone: list[OpenBook]) -> OpenBook | None:  # fmt: skip
+        """The uploader's least recently used plain workbook, else that of the browser holding
+        the most workbooks (then bytes) that still has a plain one; None when none is plain."""
+        out = {b.id for b in gone}
+        left = [b for b in plain if b.id not in out]
+        own = [b for b in left if b.owner == book.owner]
+        if own or not left:
+            return own[0] if own else None
+        held: dict[str, tuple[int, int]] = {}
+        for b in self._books.values():
+            if b.id not in out:
+                count, size = held.get(b.owner, (0, 0))
+                held[b.owner] = (count + 1, size + b.size)
+        owner = max({b.owner for b in left}, key=lambda o: held[o])
+        return next(b for b in left if b.owner == owner)
 
     def get(self, book_id: str) -> OpenBook:
         """The book with this id, now the most recently used; `UnknownWorkbook` if absent."""

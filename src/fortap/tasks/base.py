@@ -5,7 +5,8 @@ whose module named in the registry (`fortap.tasks.registry`) exports `TASK = Tas
 record names the task's config and model, and its two entry points, which the CLI calls:
 
 - `finetune(paths, out, cfg)`: fine-tune on the tables of `paths` and evaluate, writing into
-  `out` (None when the task cannot be fine-tuned);
+  `out` (None when the task cannot be fine-tuned); a fine-tuned task's entry point hands its
+  `TaskRun` to the one run, `fortap.tasks.run.run`;
 - `evaluate(paths, out, cfg)`: evaluate (a saved model, baselines) on the tables of `paths`,
   writing into `out`.
 
@@ -20,7 +21,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fortap.tasks.model_folder import FolderKind
 
 EntryPoint = Callable[[Sequence[str | Path], str | Path, Any], Any]
 
@@ -35,7 +39,11 @@ class Task:
     finetune: EntryPoint | None = None
     evaluate: EntryPoint | None = None
     check: Callable[[Path, Sequence[str | Path]], Any] | None = None  # `fortap check-model`:
-    # a saved model folder re-scored against its metrics.json (a `model_folder.CheckReport`)
+    # a saved model folder re-scored in full against its metrics.json (a `model_folder.CheckReport`)
+    check_sample: Callable[[Path, Sequence[str | Path]], tuple[str, dict[str, float]]] | None = None
+    # the quick check: (what was scored, {metric: value}) on a fixed sample of the data its
+    # metrics name, compared with the sample's scores stored in metrics.json (`model_folder`)
+    folders: tuple[FolderKind, ...] = ()  # the kinds of model folder it saves and loads
 
     def commands(self) -> tuple[str, ...]:
         """The CLI commands this task offers."""

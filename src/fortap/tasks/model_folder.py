@@ -49,6 +49,7 @@ MODEL_JSON, ENCODER, HEAD, METRICS, CARD = (
     "model.json", "encoder", "head.safetensors", "metrics.json", "README.md"
 )  # fmt: skip
 TOLERANCE = 0.005  # a re-scored metric may differ this much from the stored one
+SAMPLE = "check"  # metrics.json's record of the quick check's sample and its scores
 ENCODER_KIND = "encoder"  # the kind of a folder with encoder/ and head.safetensors
 
 
@@ -59,6 +60,19 @@ class FolderMeta:
     head: dict  # the head's own config (the formula decoder's; {} for fixed heads)
     labels: tuple[str, ...]  # the head's classes or operations, by name
     kind: str = ENCODER_KIND  # which weights the folder holds (module doc)
+
+
+@dataclass(frozen=True)
+class FolderKind:
+    """One kind of folder a task loads (`Task.folders`, read by `tasks.folders.from_pretrained`):
+    the files it needs beside model.json, and its task's door that loads it."""
+
+    kind: str  # model.json's kind
+    files: tuple[str, ...]  # what must stand beside model.json (files or folders)
+    load: Callable[[Path], object]  # the door's `load` (e.g. `CellTyper.load`)
+
+
+ENCODER_FILES = (ENCODER, HEAD)  # what an `encoder`-kind folder holds beside model.json
 
 
 def save_folder(
@@ -150,6 +164,39 @@ def write_metrics(directory: str | Path, metrics: dict) -> None:
     (Path(directory) / METRICS).write_text(json.dumps(metrics, indent=1) + "\n")
 
 
+HEADER = ("format", "task", "kind", "data", "split", "metrics")  # every metrics.json's first keys
+
+
+def metrics_record(task: str, kind: str, data: str, split: str, metrics: dict[str, float],
+                   detail: dict) -> dict:  # fmt: skip
+    """A folder's metrics.json, one schema for every task: which task and kind, the data
+    (relative to the repository) and what of it was scored (`split`), the headline numbers
+    (`metrics`: name -> value), then the task's own detail (per fold, per split, intervals),
+    which its check reads, and the quick check's `SAMPLE` record where one is stored."""
+    header = {"format": FORMAT, "task": task, "kind": kind, "data": data, "split": split,
+              "metrics": {k: float(v) for k, v in metrics.items()}}  # fmt: skip
+    return {**header, **{k: v for k, v in detail.items() if k not in header}}
+
+
+def stored_sample(directory: str | Path) -> dict | None:
+    """The quick check's record in metrics.json (`{"sample": what, "scores": {metric: value}}`),
+    None when the folder has none (`fortap check-model --store-sample` writes it)."""
+    found = read_metrics(directory).get(SAMPLE)
+    if found is None:
+        return None
+    if not isinstance(found, dict) or not isinstance(found.get("scores"), dict):
+        raise CheckpointError(f"{Path(directory) / METRICS}: its {SAMPLE!r} record is not "
+                              '{"sample": ..., "scores": {...}}')  # fmt: skip
+    return found
+
+
+def store_sample(directory: str | Path, what: str, scores: dict[str, float]) -> None:
+    """Keep the quick check's sample scores in the folder's metrics.json, beside the rest."""
+    metrics = read_metrics(directory)
+    metrics[SAMPLE] = {"sample": what, "scores": scores}
+    write_metrics(directory, metrics)
+
+
 def repository() -> Path | None:
     """The fortap repository this code runs from (a clone, or an editable install): the first
     folder above this file holding both pyproject.toml and models/; None for an installed
@@ -197,7 +244,8 @@ def write_card(
     text = [f"# {title}", "", f"Data: `{data}` (relative to the repository).", "",
             "Made by (OUT/model):", "", f"    {command}", "", *lines, "",
             f"Check it: `fortap check-model` on this folder re-scores it and compares with "
-            f"`{METRICS}`.", ""]  # fmt: skip
+            f"`{METRICS}` (its stored sample where it keeps one; `--full` re-scores all).",
+            ""]  # fmt: skip
     (Path(directory) / CARD).write_text("\n".join(text))
 
 

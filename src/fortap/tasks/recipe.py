@@ -1,5 +1,9 @@
 """The fine-tuning recipe every task shares: where the encoder starts, the optimiser, training.
 
+The run itself is written once, in `tasks/run.py` (`run`: options, torchrun, seeding, the loop
+or a task's own fit, the model folder, scoring, metrics and the card); a task hands it its part
+as a `TaskRun` (`tasks/task_run.py`). This module holds the settings that run reads.
+
 A task's run config (`tasks/*/config.py`) holds three sections of these classes, `encoder`,
 `optim` and `training`, with the task's own defaults given where the run config builds them
 (`field(default_factory=...)`). A task that needs more subclasses the section and adds only its
@@ -11,6 +15,9 @@ The learning rates mean the same in every task:
 - `optim.lr` (`--lr`): the peak rate of the task's head (the formula decoder, the cell-type
   head, the QA heads) and of the encoder's new embedding tables (numbers, trees, formats);
 - `optim.encoder_lr` (`--encoder-lr`): the peak rate of the encoder's other weights.
+
+Each reaches AdamW as the number given (`Optim.optimizer`, `training.optim.OptimConfig`): the
+groups' `peak_lr` are `lr` and `encoder_lr`, and a checkpoint's `trainer.json` shows them.
 
 The defaults of each task, and how older flags map onto these names, are in `TASK_RATES`.
 
@@ -43,6 +50,11 @@ TASK_RATES = {
 # How the older flags map: table-qa's --lr was the encoder's rate (now --encoder-lr) and its
 # optim.head_lr the heads' (now --lr); formula-prediction's --lr alone set both rates.
 RENAMED_KEYS = {"optim.head_lr": "optim.lr"}
+# The recipe's keys only the training loop reads: a task that trains without it (a LightGBM
+# fit, `TaskRun.fit`) refuses each of them by name (`TaskRun.ignores`).
+LOOP_SETTINGS = ("optim", "training.steps", "training.batch_size", "training.grad_accum",
+                 "training.dev_checks", "training.log_every", "training.save_every",
+                 "training.max_minutes", "training.bf16", "training.device")  # fmt: skip
 
 
 def shipped_encoders() -> list[str]:
@@ -92,10 +104,10 @@ class Optim:
         self.optimizer()  # the optimiser's own checks name their field
 
     def optimizer(self) -> OptimConfig:
-        """The loop's `OptimConfig`: its base rate is the encoder's, and the head's groups are
-        scaled up to `lr` (`OptimConfig.head_lr_scale`)."""
+        """The loop's `OptimConfig`, both rates as given (`lr` the heads', `encoder_lr` the
+        encoder's)."""
         return OptimConfig(
-            lr=self.encoder_lr, head_lr_scale=self.lr / self.encoder_lr, warmup=self.warmup,
+            lr=self.lr, encoder_lr=self.encoder_lr, warmup=self.warmup,
             weight_decay=self.weight_decay, clip_norm=self.clip_norm,
             freeze_word_embeddings=self.freeze_word_embeddings,
         )  # fmt: skip

@@ -45,7 +45,7 @@ from fortap.training.best import BestState
 from fortap.training.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from fortap.training.distributed import Dist, barrier, gather, no_sync, wrap
 from fortap.training.logs import Meter, evaluate
-from fortap.training.optim import OptimConfig, build_optimizer, lr_at, set_lr
+from fortap.training.optim import OptimConfig, build_optimizer, lr_factor, peaks, set_lr
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -131,6 +131,7 @@ def train(
     ckpt_root = out_dir / "checkpoints"
     model.to(cfg.device)
     optimizer = build_optimizer(model, optim_cfg)
+    rates = peaks(optimizer)  # the config's, also after a checkpoint replaced the groups
     result = TrainResult(step=0)
     best = BestState(cfg.keep_best, out_dir, cfg.keep_best_mode) if cfg.keep_best else None
     latest = latest_checkpoint(ckpt_root) if resume else None
@@ -185,7 +186,7 @@ def train(
             at = schedule_step(result.step, elapsed, cfg)
             if on_step is not None:
                 on_step(result.step)
-            _update(net, data, optimizer, cfg, optim_cfg, at, autocast, meter)
+            _update(net, data, optimizer, (cfg, optim_cfg, rates), at, autocast, meter)
             result.step += 1
             advance(result.step, meter.window["loss"][-1])
             elapsed = _elapsed(started, dist) if cfg.max_minutes > 0 else 0.0
@@ -223,9 +224,10 @@ def schedule_step(step: int, elapsed: float, cfg: TrainConfig) -> int:
     return max(step, min(cfg.steps - 1, int(cfg.steps * elapsed / (60 * cfg.max_minutes))))
 
 
-def _update(net, data, optimizer, cfg, optim_cfg, step, autocast, meter) -> None:
+def _update(net, data, optimizer, configs, step, autocast, meter) -> None:
     """One optimizer update at schedule step `step`: `grad_accum` micro-batches (DDP syncs only
-    the last), clip, step."""
+    the last), clip, step. `configs`: the `TrainConfig`, `OptimConfig` and groups' peaks."""
+    cfg, optim_cfg, rates = configs
     net.train()
     optimizer.zero_grad(set_to_none=True)
     for i in range(cfg.grad_accum):
@@ -237,11 +239,11 @@ def _update(net, data, optimizer, cfg, optim_cfg, step, autocast, meter) -> None
         logs.setdefault("loss", float(loss.detach()))
         meter.add(logs, batch)
     norm = _clip(net, optim_cfg.clip_norm)
-    lr = lr_at(step, cfg.steps, optim_cfg)
-    set_lr(optimizer, lr)
+    factor = lr_factor(step, cfg.steps, optim_cfg.warmup)
+    set_lr(optimizer, factor, rates)
     optimizer.step()
     meter.window["grad_norm"].append(norm)
-    meter.lr = lr
+    meter.lr = optim_cfg.lr * factor  # the heads' rate (the encoder's is encoder_lr's share)
 
 
 def _elapsed(started: float, dist: Dist) -> float:

@@ -136,6 +136,9 @@ def test_one_held_out_fold_is_trained_without_it_and_evaluate_scores_it_again(sa
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["fold"] == 3 and metrics["held_out"]["folds"] == [3]
     assert metrics["training_set"]["sheets"] == 8
+    assert (metrics["task"], metrics["kind"], metrics["split"]) == ("cell-types", "boosted",
+                                                                    "SAUS fold 3 held out")  # fmt: skip
+    assert metrics["metrics"]["macro_f1"] == metrics["held_out"]["macro_f1"]
     args = ["evaluate", "cell-types", str(saus), "-o", str(tmp_path / "eval"), "--model", str(model),
             "--set", f"data.folds={saus / 'folds.json'}", "--set", "data.fold=3",
             "--set", "evaluation.rounds=20"]  # fmt: skip

@@ -56,3 +56,20 @@ def test_the_config_refuses_an_encoder_the_folder_could_not_name():
     with pytest.raises(ConfigError, match="names its frozen encoder"):
         load_run_config(CellTypesRunConfig, None, ["model.kind=hybrid", "encoder.name=fortap",
                                                    "encoder.checkpoint=x"])  # fmt: skip
+
+
+def test_check_model_and_evaluate_take_the_hybrid_kind(folder, data_dir, tmp_path):
+    metrics = json.loads((folder / "metrics.json").read_text())
+    assert metrics["training_set"]["sheets"] == 10 and metrics["fold"] == "all"
+    saus = write_real_saus(data_dir, tmp_path / "saus")
+    checked = CliRunner().invoke(app, ["check-model", str(folder), "--tables", str(saus)])
+    assert checked.exit_code == 0, checked.output
+    assert "met: training-set macro_f1" in checked.output and "stored hybrid" in checked.output
+    args = ["evaluate", "cell-types", str(saus), "-o", str(tmp_path / "eval"), "--model",
+            str(folder), "--set", f"data.folds={saus / 'folds.json'}", "--set", "data.fold=2",
+            "--set", "evaluation.rounds=20"]  # fmt: skip
+    evaluated = CliRunner().invoke(app, args)
+    assert evaluated.exit_code == 0, evaluated.output
+    record = json.loads((tmp_path / "eval" / "metrics.json").read_text())
+    assert record["system"] == "hybrid random" and record["seen_in_training"]
+    assert 0 <= record["scores"]["macro_f1"] <= 1 and record["scores"]["cells"] > 0

@@ -99,3 +99,16 @@ def test_json_names_the_cells_typed_from_their_formula(tmp_path, capsys):
     sources = {c["cell"]: c["from"] for c in record["cells"]}
     assert sources[a1(6, 1)] == "formula"  # B7, the Northeast's =SUM(B8:B11)
     assert sources[a1(7, 1)] == "model"  # B8, Maine's typed number
+
+
+def test_a_sheet_past_the_cap_is_refused_naming_it(tmp_path, monkeypatch):
+    from fortap.errors import FortapError
+    from fortap.tasks.cell_types import show
+
+    wb = openpyxl.Workbook()
+    for _ in range(30):
+        wb.active.append(list(range(10)))
+    wb.save(tmp_path / "big.xlsx")
+    monkeypatch.setattr(show, "MAX_TYPED_CELLS", 100)
+    with pytest.raises(FortapError, match=r"has 300 cells with content; cell-types types at most 100"):
+        run_cell_types(tmp_path / "big.xlsx", None, None, None, as_json=True)

@@ -66,3 +66,20 @@ def test_json_gives_each_cells_address_type_and_probability_and_nothing_else(
     assert all(c["type"] in CELL_TYPES and 0 < c["probability"] <= 1 for c in cells)
     assert len({c["cell"] for c in cells}) == len(cells) > 100
     assert list(tmp_path.iterdir()) == []  # no PNG unless --png
+
+
+def test_the_grid_pages_by_its_top_left_cell_and_says_what_it_shows(data_dir, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    book = str(data_dir / "euses_excelint/subjects_xlsx/04%20En%20R&D-CRB-SOR#A8312.xlsx")
+    first = CliRunner().invoke(app, ["cell-types", book, "--rows", "5"])
+    assert first.exit_code == 0, first.output
+    said = " ".join(first.output.split())
+    assert "(rows 1-5 of 201 and columns A-D of 15 shown; --start E1 shows the next" in said
+    paged = CliRunner().invoke(app, ["cell-types", book, "--rows", "5", "--start", "E3"])
+    assert paged.exit_code == 0, paged.output
+    header = next(line for line in paged.output.splitlines() if "┃ E" in line)
+    assert [c.strip() for c in header.strip("┃").split("┃")][1:] == ["E", "F", "G", "H"]
+    assert "rows 3-7 of 201 and columns E-H of 15 shown; --start I3" in " ".join(
+        paged.output.split())
+    bad = CliRunner().invoke(app, ["cell-types", book, "--start", "E3:F4"])
+    assert bad.exit_code == 1 and "--start takes one cell such as E20" in bad.output

@@ -206,3 +206,15 @@ def test_ask_on_a_hitab_json_says_the_formula_is_in_its_grid(tmp_path):
     line = found.output.splitlines()[3]
     assert line == "formula: =C4   (A1 of the HiTab table's own grid, its texts row 0 as row 1: " \
         "it has no sheet)"  # fmt: skip
+
+
+def test_ask_without_the_shipped_model_says_where_it_would_be(tmp_path, monkeypatch):
+    from fortap.tasks.table_qa import ask
+
+    monkeypatch.setattr(ask, "SHIPPED", tmp_path / "models" / "table-qa")  # not installed
+    book = flat_book_path(tmp_path)
+    printed = CliRunner().invoke(app, ["ask", str(book), "how many people in quebec in 2016?"])
+    assert printed.exit_code == 0, printed.output
+    last = " ".join(printed.output.split())
+    assert "answered by the header-overlap rule (the shipped models come in" in last
+    assert "set FORTAP_MODELS" in last

@@ -49,6 +49,19 @@ def test_finetune_resumes_then_evaluates(tmp_path):
     checked = CliRunner().invoke(app, ["check-model", str(out / "model")])
     assert checked.exit_code == 0, checked.output
     assert "met: dev execution accuracy" in checked.output
+    assert "in full" in checked.output  # no sample stored yet
+    header = json.loads((out / "model" / "metrics.json").read_text())
+    assert (header["task"], header["kind"], header["split"]) == ("table-qa", "encoder",
+                                                                 "HiTab dev, test, test_qc")  # fmt: skip
+    assert set(header["metrics"]) == {"dev_accuracy", "test_accuracy", "test_qc_accuracy"}
+    stored = CliRunner().invoke(app, ["check-model", str(out / "model"), "--store-sample"])
+    assert stored.exit_code == 0, stored.output
+    sample = json.loads((out / "model" / "metrics.json").read_text())["check"]
+    assert sample["sample"] == "6 dev questions spread over the file"
+    quick = CliRunner().invoke(app, ["check-model", str(out / "model")])
+    assert quick.exit_code == 0, quick.output
+    assert "re-scoring its stored sample (6 dev questions" in quick.output
+    assert "--full" in quick.output and "met: dev execution accuracy" in quick.output
     card = (out / "model" / "README.md").read_text()
     assert "fortap finetune table-qa" in card and "--set training.steps=6" in card
     answerer = TableAnswerer.load(out / "model")

@@ -1,13 +1,15 @@
 """`fortap finetune cell-types --set model.kind=boosted`: LightGBM on the extracted features.
 
-`run_boosted(paths, out, cfg)` reads SAUS and each labelled sheet's extracted features once
+`BoostedFinetune` is its part of the one fine-tuning run (`fortap.tasks.run.run`), a task that
+trains without the loop (`fit`). It reads SAUS and each labelled sheet's extracted features once
 (`feature_models.labelled_features`: the sheet as a reader gives its source file). With
 `data.fold=K` it fits `boosted.fit_chosen` (settings and rounds chosen on an inner split of the
 training files, never on the scored fold) on the four other folds and scores fold K. With
 `data.all_folds` it measures that same recipe on each of the five folds first, each fold scored
 by a model fitted without it, then fits the model it saves on every sheet, its settings chosen
 on an inner split of all of them: the five-fold numbers describe the recipe, and the saved
-booster is its sixth fit.
+booster is its sixth fit. It reads no encoder, optimiser or loop setting, and refuses them by
+name (`IGNORED`).
 
 `OUT/model` (`boosted_typer`) gets `metrics.json`: the held-out numbers (one fold, or five and
 their mean, with file-resampling intervals), and the saved booster's scores on its own training
@@ -21,28 +23,35 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.console import Console
 
 from fortap.errors import FortapError
 from fortap.tasks import model_folder
-from fortap.tasks.cell_types.boosted import fit_chosen, predict
+from fortap.tasks.cell_types.boosted import Choice, fit_chosen, predict
 from fortap.tasks.cell_types.boosted_typer import BOOSTER, BoostedTyper
-from fortap.tasks.cell_types.config import CellTypesRunConfig
+from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED_KIND
+from fortap.tasks.cell_types.config import FIT_IGNORES, CellTypesRunConfig
 from fortap.tasks.cell_types.feature_models import Labelled, labelled_features
 from fortap.tasks.cell_types.features import FEATURE_NAMES, CellFeatures
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
 from fortap.tasks.cell_types.saus import SausSheet, read_saus, saus_folder
 from fortap.tasks.cell_types.split import fold_sides, load_folds
-from fortap.tasks.run_config import config_dict, finetune_command
+from fortap.tasks.run_config import config_dict
+from fortap.tasks.task_run import Card, RunData, Scored, TaskRun, Trained
 
 Files = dict[str, np.ndarray]  # {file: (K, K) confusion}
 CHECKED = ("macro_f1", "derived_f1")
 MOVED = 0.001  # share of the training cells whose type may differ from the stored matrix's
+# what a fit without the loop never reads (`TaskRun.ignores`)
+IGNORED = (*FIT_IGNORES, "data.max_seq_len")
 
 
 def file_confusions(booster, sheets: Sequence[SausSheet], data: Mapping[str, Labelled]) -> Files:
@@ -67,7 +76,7 @@ def held_out(by_fold: Sequence[Files], folds: Sequence[int], choices: Sequence[d
 
 
 def fit_folds(sheets: Sequence[SausSheet], data: Mapping[str, Labelled], held: Sequence[int],
-              cfg: CellTypesRunConfig, console: Console):  # fmt: skip
+              cfg: CellTypesRunConfig, seed: int, console: Console):  # fmt: skip
     """Each held-out fold typed by a booster fitted on the other folds: ([files per fold],
     [choice per fold], the last fold's (training sheets, booster, choice))."""
     folds = load_folds(cfg.data.folds)
@@ -75,7 +84,7 @@ def fit_folds(sheets: Sequence[SausSheet], data: Mapping[str, Labelled], held: S
     for k in held:
         started = time.perf_counter()
         train, test = fold_sides(sheets, folds, k)
-        booster, choice = fit_chosen(train, data, cfg.training.seed, cfg.training.threads)
+        booster, choice = fit_chosen(train, data, seed, cfg.training.threads)
         by_fold.append(file_confusions(booster, test, data))
         choices.append({"setting": choice.setting, "rounds": choice.rounds})
         s = scores(sum(by_fold[-1].values()))
@@ -85,56 +94,87 @@ def fit_folds(sheets: Sequence[SausSheet], data: Mapping[str, Labelled], held: S
     return by_fold, choices, (train, booster, choice)
 
 
-def run_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
-    """Measure the recipe on the held-out fold(s) and save the booster (module doc)."""
-    console, out = console or Console(), Path(out)
-    sheets = read_saus(saus_folder(paths))
-    data = {s.key: labelled_features(s) for s in sheets}
-    held = list(range(len(load_folds(cfg.data.folds)))) if cfg.data.all_folds else [cfg.data.fold]
-    by_fold, choices, (train, booster, choice) = fit_folds(sheets, data, held, cfg, console)
-    if cfg.data.all_folds:  # the saved booster: a sixth fit, on every sheet
-        train = list(sheets)
-        booster, choice = fit_chosen(train, data, cfg.training.seed, cfg.training.threads)
-    BoostedTyper(booster, {"setting": choice.setting, "rounds": choice.rounds}).save(out / "model")
-    stored = BoostedTyper.load(out / "model").booster  # scored as it is stored
-    trained = scores(sum(file_confusions(stored, train, data).values()))
-    record = run_record("boosted", by_fold, held, choices, cfg, out,
-                        training_set={**trained, "sheets": len(train)})  # fmt: skip
-    write_model_metrics(out / "model", paths[0], record, cfg)
-    numbers = record["held_out"]
-    iv = numbers["interval"]
-    console.print(f"held out ({len(held)} fold{'s' * (len(held) > 1)}): macro-F1 "
-                  f"{numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, {iv['macro_f1'][1]:.3f}], "
-                  f"derived F1 {numbers['derived_f1']:.3f}; the saved booster on its "
-                  f"{len(train)} training sheets: macro-F1 {trained['macro_f1']:.3f}")  # fmt: skip
-    return record
+@dataclass(frozen=True)
+class BoostedFit:
+    """What the fits left: the booster to save and the held-out measurements."""
+
+    booster: Any  # lightgbm.Booster (once saved: as the folder holds it)
+    choice: Choice  # its setting and rounds
+    train: list[SausSheet]  # the sheets it was fitted on
+    by_fold: list[Files]  # each held-out fold's file confusions
+    choices: list[dict]  # each held-out fold's setting and rounds
+    held: list[int]  # the held-out folds
+
+
+class BoostedFinetune(TaskRun):
+    """Cell types' `TaskRun` for the boosted kind (module doc)."""
+
+    name, kind = "cell-types", BOOSTED_KIND
+    ignores, ignores_why = IGNORED, "LightGBM fits without the training loop or an encoder"
+
+    def __init__(self, cfg: CellTypesRunConfig) -> None:
+        self.cfg = cfg
+
+    def examples(self, paths: Sequence[str | Path], console: Console) -> RunData:
+        sheets = read_saus(saus_folder(paths))
+        return RunData(sheets, held={s.key: labelled_features(s) for s in sheets})
+
+    def fit(self, data: RunData, seed: int, console: Console) -> BoostedFit:
+        cfg, sheets = self.cfg, list(data.train)
+        folds = len(load_folds(cfg.data.folds))
+        held = list(range(folds)) if cfg.data.all_folds else [cfg.data.fold]
+        by_fold, choices, (train, booster, choice) = fit_folds(sheets, data.held, held, cfg, seed,
+                                                                console)  # fmt: skip
+        if cfg.data.all_folds:  # the saved booster: a sixth fit, on every sheet
+            train = sheets
+            booster, choice = fit_chosen(train, data.held, seed, cfg.training.threads)
+        return BoostedFit(booster, choice, train, by_fold, choices, held)
+
+    def save(self, fit: BoostedFit, folder: Path) -> BoostedFit:
+        info = {"setting": fit.choice.setting, "rounds": fit.choice.rounds}
+        BoostedTyper(fit.booster, info).save(folder)
+        return replace(fit, booster=BoostedTyper.load(folder).booster)  # scored as stored
+
+    def predict(self, fit: BoostedFit, data: RunData) -> Files:
+        return file_confusions(fit.booster, fit.train, data.held)
+
+    def score(self, predicted: Files, trained: Trained, data: RunData) -> Scored:
+        fit, cfg = trained.model, self.cfg
+        on_train = {**scores(sum(predicted.values())), "sheets": len(fit.train)}
+        record = run_record("boosted", fit.by_fold, fit.held, fit.choices, cfg,
+                            training_set=on_train)  # fmt: skip
+        keep = ("macro_f1", "derived_f1", "cells", "sheets", "confusion")
+        mine = {"kind": "boosted", "folds": cfg.data.folds, "fold": record["fold"],
+                "held_out": record["held_out"], "training_set": {k: on_train[k] for k in keep}}  # fmt: skip
+        card = Card("Cell types on SAUS: LightGBM on sheet features",
+                    card_lines(trained.folder, record, cfg))  # fmt: skip
+        return Scored(record, record, None, mine, card, *held_out_headline(record["held_out"]))
+
+    def report(self, out: Path, scored: Scored, console: Console) -> None:
+        numbers, on_train = scored.value["held_out"], scored.value["training_set"]
+        held, iv = numbers["folds"], numbers["interval"]
+        console.print(f"held out ({len(held)} fold{'s' * (len(held) > 1)}): macro-F1 "
+                      f"{numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, {iv['macro_f1'][1]:.3f}], "
+                      f"derived F1 {numbers['derived_f1']:.3f}; the saved booster on its "
+                      f"{on_train['sheets']} training sheets: macro-F1 {on_train['macro_f1']:.3f}")  # fmt: skip
 
 
 def run_record(system: str, by_fold: list, held: Sequence[int], choices: list[dict],
-               cfg: CellTypesRunConfig, out: Path, **extra) -> dict:  # fmt: skip
-    """A run's record (its held-out numbers, `extra` such as the training-set scores, each
-    held-out file's confusion per fold, the config), written to OUT/metrics.json."""
-    record = {"system": system, "fold": "all" if cfg.data.all_folds else cfg.data.fold,
-              "held_out": held_out(by_fold, held, choices, cfg.evaluation.rounds), **extra,
-              "files_by_fold": [{f: c.tolist() for f, c in sorted(files.items())} for files in by_fold],
-              "config": config_dict(cfg)}  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps(record, indent=1) + "\n")
-    return record
+               cfg: CellTypesRunConfig, **extra) -> dict:  # fmt: skip
+    """A run's record for OUT/metrics.json: its held-out numbers, `extra` such as the
+    training-set scores, each held-out file's confusion per fold, the config."""
+    return {"system": system, "fold": "all" if cfg.data.all_folds else cfg.data.fold,
+            "held_out": held_out(by_fold, held, choices, cfg.evaluation.rounds), **extra,
+            "files_by_fold": [{f: c.tolist() for f, c in sorted(files.items())} for files in by_fold],
+            "config": config_dict(cfg)}  # fmt: skip
 
 
-def write_model_metrics(folder: Path, data, record: dict, cfg: CellTypesRunConfig) -> None:
-    """The folder's metrics.json (held-out and training-set numbers, and the data, folds and
-    training side they were measured on) and its card."""
-    name = model_folder.data_name(data)
-    t = record["training_set"]
-    keep = ("macro_f1", "derived_f1", "cells", "sheets", "confusion")
-    mine = {"data": name, "kind": "boosted", "folds": cfg.data.folds, "fold": record["fold"],
-            "held_out": record["held_out"], "training_set": {k: t[k] for k in keep}}  # fmt: skip
-    model_folder.write_metrics(folder, mine)
-    model_folder.write_card(folder, "Cell types on SAUS: LightGBM on sheet features", name,
-                            finetune_command("cell-types", name, cfg),
-                            card_lines(folder, record, cfg))  # fmt: skip
+def held_out_headline(held: dict) -> tuple[str, dict[str, float]]:
+    """A feature model's `Scored.split` and `headline`: its held-out folds' mean scores."""
+    folds = held["folds"]
+    split = (f"SAUS, each of {len(folds)} file-grouped folds held out in turn" if len(folds) > 1
+             else f"SAUS fold {folds[0]} held out")  # fmt: skip
+    return split, {k: held[k] for k in CHECKED}
 
 
 def card_lines(folder: Path, record: dict, cfg: CellTypesRunConfig) -> list[str]:
@@ -172,17 +212,27 @@ def card_lines(folder: Path, record: dict, cfg: CellTypesRunConfig) -> list[str]
     ]  # fmt: skip
 
 
+FilesOf = Callable[[Sequence[SausSheet], Mapping[str, Labelled]], Files]  # sheets -> confusions
+
+
 def evaluate_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | None = None) -> dict:
     """Score the boosted folder of `evaluation.model` on the run's held-out fold (a folder
     trained on every fold has seen it: that is a training-set score)."""
+    booster = BoostedTyper.load(cfg.evaluation.model).booster
+    return evaluate_fold(paths, out, cfg, "boosted", partial(file_confusions, booster), console)
+
+
+def evaluate_fold(paths, out, cfg: CellTypesRunConfig, system: str, files_of: FilesOf,
+                  console: Console | None = None) -> dict:  # fmt: skip
+    """The held-out fold of the run typed by `files_of` (a feature model's confusions per file),
+    written to OUT/metrics.json and printed."""
     console, out = console or Console(), Path(out)
     sheets = read_saus(saus_folder(paths))
     _, test = fold_sides(sheets, load_folds(cfg.data.folds), cfg.data.fold)
-    booster = BoostedTyper.load(cfg.evaluation.model).booster
-    files = file_confusions(booster, test, {s.key: labelled_features(s) for s in test})
+    files = files_of(test, {s.key: labelled_features(s) for s in test})
     trained_fold = model_folder.read_metrics(cfg.evaluation.model).get("fold")
     seen = trained_fold != cfg.data.fold  # "all", or another fold: this fold was in its training
-    record = {"system": "boosted", "fold": cfg.data.fold, "scores": scores(sum(files.values())),
+    record = {"system": system, "fold": cfg.data.fold, "scores": scores(sum(files.values())),
               "interval": file_interval([files], cfg.evaluation.rounds),
               "files": {f: c.tolist() for f, c in sorted(files.items())},
               "seen_in_training": seen, "config": config_dict(cfg)}  # fmt: skip
@@ -201,6 +251,14 @@ def evaluate_boosted(paths, out, cfg: CellTypesRunConfig, console: Console | Non
 def check_boosted(folder: Path, tables: Sequence[str | Path] = ()) -> model_folder.CheckReport:
     """`fortap check-model` for a boosted folder: the stored booster scored again on its
     training sheets (SAUS from the folder its metrics name, or `tables`)."""
+    booster = BoostedTyper.load(folder).booster
+    return check_training_set(folder, tables, "booster", partial(file_confusions, booster))
+
+
+def check_training_set(folder: Path, tables: Sequence[str | Path], what: str,
+                       files_of: FilesOf) -> model_folder.CheckReport:  # fmt: skip
+    """A feature model's folder (boosted, hybrid) scored again by `files_of` on the training
+    sheets its metrics name, against the training-set scores stored at fine-tuning."""
     stored = model_folder.read_metrics(folder)
     if "training_set" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no training-set scores to check against")
@@ -208,9 +266,9 @@ def check_boosted(folder: Path, tables: Sequence[str | Path] = ()) -> model_fold
     if stored["fold"] != "all":
         sheets, _ = fold_sides(sheets, load_folds(stored.get("folds", "")), stored["fold"])
     data = {s.key: labelled_features(s) for s in sheets}
-    now = scores(sum(file_confusions(BoostedTyper.load(folder).booster, sheets, data).values()))
+    now = scores(sum(files_of(sheets, data).values()))
     h = stored["held_out"]
-    what = (f"the stored booster on its {len(sheets)} training sheets ({now['cells']} cells); "
+    what = (f"the stored {what} on its {len(sheets)} training sheets ({now['cells']} cells); "
             f"its held-out numbers (macro-F1 {h['macro_f1']:.3f}, derived F1 "
             f"{h['derived_f1']:.3f}) need the fits again: the card's command")  # fmt: skip
     names = [f"training-set {m}" for m in CHECKED]

@@ -33,10 +33,11 @@ from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED_KIND
 from fortap.tasks.cell_types.hybrid_typer import KIND as HYBRID
 from fortap.tasks.cell_types.split import N_FOLDS
 from fortap.tasks.model_folder import ENCODER_KIND
-from fortap.tasks.recipe import EncoderStart, Optim, Training
+from fortap.tasks.recipe import LOOP_SETTINGS, EncoderStart, Optim, Training
 from fortap.tasks.run_config import FINETUNE_SHORTHANDS
 
 ENCODER, BOOSTED = ENCODER_KIND, BOOSTED_KIND  # the kinds of model folder (model.json's kind)
+FIT_IGNORES = (*LOOP_SETTINGS, "training.class_power")  # what the LightGBM kinds never read
 
 
 @dataclass(frozen=True)

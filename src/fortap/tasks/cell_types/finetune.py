@@ -1,28 +1,31 @@
-"""Fine-tuning cell types through the shared loop (`finetune_cell_types`).
+"""Cell types' part of the one fine-tuning run, encoder kind (`CellTypesFinetune`, a `TaskRun`).
 
-The task hands `fortap.training.loop.train` the model (`CellTypeModel`, whose `forward(batch)`
-returns `(loss, logs)`) and `ShuffledBatches` over the training windows, and gets the bf16
-policy, checkpoints every `training.save_every` updates that a stopped run resumes from on the
-same trajectory, `metrics.jsonl` and the progress bar. The class weights come from the
-training windows' labels, so a resumed run computes the same ones.
+What it hands `fortap.tasks.run.run`: the windows of the four training folds (`fold.load_fold`,
+`fold.windows_of`), `CellTypeModel` (a linear head over the started encoder, its loss weighted
+by class: the weights come from the training windows' labels, so a resumed run computes the
+same ones), `ct_batch`, and the held-out fold scored (`fold.predict_fold`, `fold.fold_record`);
+the model folder's `metrics.json` holds the held-out scores, which `fortap check-model` scores
+again. There are no dev checks: the run ends in its last state.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-from torch import nn
+from rich.console import Console
 
-from fortap.encoding.example import Example
-from fortap.tasks.cell_types.config import CellTypesRunConfig
+from fortap.encoding.example import Batch, Example
+from fortap.encoding.serialize import SerializeConfig
+from fortap.tasks.cell_types.checkpoint import save_cell_type_model
+from fortap.tasks.cell_types.config import ENCODER, CellTypesRunConfig
 from fortap.tasks.cell_types.examples import TARGET, ct_batch
+from fortap.tasks.cell_types.fold import fold_record, load_fold, predict_fold, show_fold, windows_of
 from fortap.tasks.cell_types.labels import CELL_TYPES, NO_LABEL
 from fortap.tasks.cell_types.model import CellTypeModel, class_weights
-from fortap.training.loop import TrainResult, train
-from fortap.training.shuffled import ShuffledBatches
+from fortap.tasks.cell_types.saus import SausSheet
+from fortap.tasks.task_run import Card, RunData, Scored, TaskRun, Trained
 
 
 def label_counts(examples: Sequence[Example]) -> list[int]:
@@ -35,23 +38,65 @@ def label_counts(examples: Sequence[Example]) -> list[int]:
     return counts
 
 
-def finetune_cell_types(
-    train_examples: Sequence[Example],
-    encoder: nn.Module,
-    cfg: CellTypesRunConfig,
-    out_dir: str | Path,
-    stop_at: int | None = None,
-    resume: bool = True,
-) -> tuple[CellTypeModel, TrainResult]:
-    """Fine-tune `encoder` with a new head on `train_examples` in `out_dir` (resuming from its
-    checkpoints); the model is returned in eval mode."""
-    if not train_examples:
-        raise ValueError("finetune_cell_types: no training windows")
-    rng = random.Random(cfg.training.seed)
-    torch.manual_seed(rng.randrange(2**31))
-    weights = class_weights(label_counts(train_examples), cfg.training.class_power)
-    model = CellTypeModel(encoder, weights)
-    data = ShuffledBatches(train_examples, ct_batch, cfg.training.batch_size, rng)
-    result = train(model, data, cfg.training.loop(), cfg.optim.optimizer(), out_dir,
-                   resume=resume, stop_at=stop_at)  # fmt: skip
-    return model.eval(), result
+@dataclass(frozen=True)
+class HeldFold:
+    """What scoring reads: the held-out sheets and how their windows are cut."""
+
+    test: list[SausSheet]
+    tokenizer: object
+    inputs: SerializeConfig
+
+
+class CellTypesFinetune(TaskRun):
+    """Cell types' `TaskRun` for a fine-tuned encoder (module doc)."""
+
+    name, kind = "cell-types", ENCODER
+
+    def __init__(self, cfg: CellTypesRunConfig) -> None:
+        self.cfg = cfg
+
+    def examples(self, paths: Sequence[str | Path], console: Console) -> RunData:
+        from fortap.text.tokenizer import Tokenizer
+
+        cfg = self.cfg
+        train, test = load_fold(paths, cfg)
+        tokenizer, inputs = Tokenizer(), cfg.data.serialize()
+        windows = [w for ws in windows_of(train, tokenizer, inputs) for w in ws]
+        note = (f"fold {cfg.data.fold}: {len(train)} training sheets ({len(windows)} windows), "
+                f"{len(test)} test sheets; encoder {cfg.encoder.name}")  # fmt: skip
+        held = HeldFold(test, tokenizer, inputs)
+        return RunData(windows, (), cfg.evaluation.batch_size, tokenizer.vocab_size, held, note)
+
+    def model(self, encoder, data: RunData) -> CellTypeModel:
+        weights = class_weights(label_counts(data.train), self.cfg.training.class_power)
+        return CellTypeModel(encoder, weights)
+
+    def collate(self, examples: list[Example]) -> Batch:
+        return ct_batch(examples)
+
+    def save(self, model: CellTypeModel, folder: Path) -> CellTypeModel:
+        save_cell_type_model(model, folder, self.cfg.data.serialize())
+        return model
+
+    def predict(self, model: CellTypeModel, data: RunData):
+        held = data.held
+        return predict_fold(model, held.test, held.tokenizer, held.inputs,
+                            self.cfg.evaluation.batch_size)  # fmt: skip
+
+    def score(self, predicted, trained: Trained, data: RunData) -> Scored:
+        files, unshown = predicted
+        resumed = trained.result.resumed_from if trained.result is not None else None
+        notes = {"train_seconds_this_process": trained.seconds, "train_windows": len(data.train),
+                 "resumed_from": str(resumed or "")}  # fmt: skip
+        record = fold_record(files, unshown, self.cfg, notes)
+        s = record["scores"]
+        mine = {"fold": record["fold"], "folds": self.cfg.data.folds,
+                "scores": {k: s[k] for k in ("macro_f1", "derived_f1", "cells")}}  # fmt: skip
+        lines = [f"Metrics on held-out fold {record['fold']} ({s['cells']} cells): macro-F1 "
+                 f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f}."]  # fmt: skip
+        return Scored(record, record, None, mine, Card("Cell types on SAUS", lines),
+                      f"SAUS fold {record['fold']} held out",
+                      {k: s[k] for k in ("macro_f1", "derived_f1")})  # fmt: skip
+
+    def report(self, out: Path, scored: Scored, console: Console) -> None:
+        show_fold(scored.value, console)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TypeVar
 from fortap.errors import FortapError
 from fortap.formula import parse_formula
 from fortap.formula.filters import KEEP
+from fortap.formula.targets import referenced_cells
 from fortap.sheet.model import Sheet
 from fortap.tasks.cell_types.features import RC
 from fortap.tasks.cell_types.labels import CELL_TYPES, Typed
@@ -59,30 +60,11 @@ def _derives(text: str, sheet: Sheet, at: tuple[int, int]) -> bool:
         return False
     if formula.verdict != KEEP:  # another sheet or book, a name, an array: not this table's
         return False
-    if len(_cells_read(formula)) < 2:
+    if len(referenced_cells(formula, (sheet.n_rows, sheet.n_cols), limit=2)) < 2:
         return False
     heads = {t.text.upper() for t in formula.tokens if t.kind == "FUNC"}
     ops = {t.text for t in formula.tokens if t.kind == "OP"}
     return bool(heads & AGGREGATES) or (bool(ops & COMBINE) and heads <= WRAPPERS)
-
-
-def _cells_read(formula) -> set[tuple[int, int]]:
-    """The distinct cells a formula reads (a range `B3:B7` counts its every cell)."""
-    cells, tokens = set(), formula.tokens
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t.kind == "SPECIAL" and t.text == ":" and i + 2 < len(tokens):
-            a, b = tokens[i + 1].cell, tokens[i + 2].cell
-            if a is not None and b is not None:
-                (r0, r1), (c0, c1) = sorted((a[0], b[0])), sorted((a[1], b[1]))
-                cells |= {(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)}
-            i += 3
-            continue
-        if t.kind == "CELL" and t.cell is not None:
-            cells.add(t.cell)
-        i += 1
-    return cells
 
 
 def type_cells(typer: CellTyper, sheet: Sheet) -> tuple[dict[RC, Typed], set[RC]]:

@@ -1,122 +1,56 @@
 """`fortap finetune cell-types` and `fortap evaluate cell-types`.
 
-`model.kind=boosted` goes to `boosted_run` (LightGBM on the extracted features, no windows);
-otherwise `run_finetune` reads SAUS (`saus.read_saus`), holds out fold `data.fold` of the shipped folds
-(`split`), cuts every sheet into windows (`examples`), fine-tunes an encoder (`random`,
-`minilm`, or a pretraining run's encoder folder as `tuta`/`fortap`) with a new linear head on
-the other four folds through the shared loop (`finetune.py`; `OUT/training/` holds its
-checkpoints and `metrics.jsonl`, and a rerun of the same command resumes there), saves the
-model in `OUT/model/` and scores the held-out fold. `run_evaluate` scores a saved model on a
-fold. Both write `OUT/metrics.json`: the pooled scores (macro-F1, per-class F1, confusion
-matrix), their file-resampling intervals, each file's confusion matrix (so benches can pair
-systems file by file) and the config; and print the scores.
+`run_finetune` is the one fine-tuning run (`fortap.tasks.run.run`) with the part of the kind
+`model.kind` names: `encoder` (`finetune.CellTypesFinetune`: the four training folds' windows,
+an encoder (`random`, `minilm`, a pretraining run's encoder folder as `tuta`/`fortap`, or a
+shipped one) with a new linear head trained through the shared loop in `OUT/training/`, where a
+rerun of the same command resumes, and the held-out fold scored), `boosted`
+(`boosted_run.BoostedFinetune`: LightGBM on the extracted features) or `hybrid`
+(`hybrid_run.HybridFinetune`). `run_evaluate` scores a saved model on a fold. Both write
+`OUT/metrics.json`: the pooled scores (macro-F1, per-class F1, confusion matrix), their
+file-resampling intervals, each file's confusion matrix (so benches can pair systems file by
+file) and the config; and print the scores (`fold.py`).
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from rich.console import Console
 
-from fortap.encoding.serialize import SerializeConfig
 from fortap.errors import FortapError
 from fortap.tasks import model_folder
-from fortap.tasks.cell_types.boosted_run import check_boosted, evaluate_boosted, run_boosted
+from fortap.tasks.cell_types.boosted_run import BoostedFinetune, check_boosted, evaluate_boosted
 from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED
 from fortap.tasks.cell_types.config import HYBRID, CellTypesRunConfig, CTData, CTEvaluation
-from fortap.tasks.cell_types.examples import score_sheet, table_windows
-from fortap.tasks.cell_types.labels import CELL_TYPES
-from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
-from fortap.tasks.cell_types.saus import SausSheet, read_saus, saus_folder
-from fortap.tasks.cell_types.split import fold_sides, load_folds
-from fortap.tasks.recipe import start_encoder
-from fortap.tasks.run_config import config_dict, finetune_command
-
-METRICS = "metrics.json"
-
-
-def load_fold(paths: Sequence[str | Path], cfg: CellTypesRunConfig):
-    """(train sheets, test sheets) of the run's fold, from the one SAUS folder in `paths`."""
-    sheets = read_saus(saus_folder(paths))
-    return fold_sides(sheets, load_folds(cfg.data.folds), cfg.data.fold)
-
-
-def windows_of(sheets: Sequence[SausSheet], tokenizer, inputs: SerializeConfig) -> list[list]:
-    """The windows of each sheet, with their labels."""
-    return [table_windows(s.table(), tokenizer, inputs, s.labels, s.key) for s in sheets]
-
-
-def score_fold(model, sheets: Sequence[SausSheet], windows: list[list], batch_size: int):
-    """({file: (K, K) confusion}, labelled cells no window showed) of `model` on `sheets`."""
-    from fortap.tasks.cell_types.predict import predict_windows
-
-    files: dict[str, np.ndarray] = {}
-    unshown = 0
-    for sheet, wins in zip(sheets, windows, strict=True):
-        scored = score_sheet(sheet.labels, wins, predict_windows(model, wins, batch_size))
-        conf = confusion(scored.gold, scored.predicted)
-        files[sheet.file] = files.get(sheet.file, 0) + conf
-        unshown += scored.unshown
-    return files, unshown
+from fortap.tasks.cell_types.finetune import CellTypesFinetune
+from fortap.tasks.cell_types.fold import (  # noqa: F401  (windows_of: the benches')
+    METRICS,
+    fold_record,
+    load_fold,
+    predict_fold,
+    show_fold,
+    windows_of,
+)
+from fortap.tasks.run import run
 
 
 def run_finetune(paths, out, cfg: CellTypesRunConfig | None = None,
                  console: Console | None = None, stop_at: int | None = None):  # fmt: skip
-    """Fine-tune on four folds and score the fifth (see module doc); None when stopped early."""
-    cfg, console, out = cfg or CellTypesRunConfig(), console or Console(), Path(out)
+    """Fine-tune (or fit) the kind `model.kind` names and score it (see module doc); the
+    record written to OUT/metrics.json, or None when stopped early."""
+    cfg = cfg or CellTypesRunConfig()
     if cfg.model.kind == BOOSTED:
-        return run_boosted(paths, out, cfg, console)
-    if cfg.model.kind == HYBRID:
-        from fortap.tasks.cell_types.hybrid_run import run_hybrid  # torch, for this kind
+        task = BoostedFinetune(cfg)
+    elif cfg.model.kind == HYBRID:
+        from fortap.tasks.cell_types.hybrid_run import HybridFinetune  # torch, for this kind
 
-        return run_hybrid(paths, out, cfg, console)
-    import torch
-
-    from fortap.tasks.cell_types.checkpoint import save_cell_type_model
-    from fortap.tasks.cell_types.finetune import finetune_cell_types
-    from fortap.text.tokenizer import Tokenizer
-
-    torch.set_flush_denormal(True)
-    train, test = load_fold(paths, cfg)
-    tokenizer, inputs = Tokenizer(), cfg.data.serialize()
-    train_windows = [w for ws in windows_of(train, tokenizer, inputs) for w in ws]
-    console.print(f"fold {cfg.data.fold}: {len(train)} training sheets ({len(train_windows)} "
-                  f"windows), {len(test)} test sheets; encoder {cfg.encoder.name}")  # fmt: skip
-    encoder = start_encoder(cfg.encoder, cfg.training, tokenizer.vocab_size)
-    started = time.perf_counter()
-    model, result = finetune_cell_types(train_windows, encoder, cfg, out / "training", stop_at)
-    seconds = time.perf_counter() - started
-    if result.step < cfg.training.steps:
-        return None  # stopped early: the checkpoint is there to resume from
-    save_cell_type_model(model, out / "model", inputs)
-    notes = {"train_seconds_this_process": seconds, "train_windows": len(train_windows),
-             "resumed_from": str(result.resumed_from or "")}  # fmt: skip
-    record = write_scores(out, model, test, tokenizer, inputs, cfg, console, notes)
-    write_model_metrics(out / "model", paths[0], record, cfg)
-    return record
-
-
-def write_model_metrics(folder: Path, data, record: dict, cfg: CellTypesRunConfig) -> None:
-    """The model folder's metrics.json (its scores on the held-out fold, and the data and fold
-    they were measured on) and its card."""
-    name = model_folder.data_name(data)
-    s = record["scores"]
-    mine = {"data": name, "fold": record["fold"], "folds": record["config"]["data"]["folds"],
-            "scores": {k: s[k] for k in ("macro_f1", "derived_f1", "cells")}}  # fmt: skip
-    model_folder.write_metrics(folder, mine)
-    lines = [f"Metrics on held-out fold {record['fold']} ({s['cells']} cells): macro-F1 "
-             f"{s['macro_f1']:.3f}, derived F1 {s['derived_f1']:.3f}."]  # fmt: skip
-    model_folder.write_card(
-        folder,
-        "Cell types on SAUS",
-        name,
-        finetune_command("cell-types", name, cfg),
-        lines,
-    )
+        task = HybridFinetune(cfg)
+    else:
+        task = CellTypesFinetune(cfg)
+    return run(task, paths, out, console, stop_at)
 
 
 def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folder.CheckReport:
@@ -127,8 +61,9 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     if model_folder.folder_kind(folder) == BOOSTED:
         return check_boosted(folder, tables)
     if model_folder.folder_kind(folder) == HYBRID:
-        raise FortapError(f"{folder}: check-model does not re-score a hybrid folder yet; its "
-                          "card's command measures the recipe again")  # fmt: skip
+        from fortap.tasks.cell_types.hybrid_run import check_hybrid  # torch, for this kind
+
+        return check_hybrid(folder, tables)
     stored = model_folder.read_metrics(folder)
     if "scores" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no scores to check against")
@@ -154,29 +89,15 @@ def run_evaluate(paths, out, cfg: CellTypesRunConfig | None = None, console: Con
     if model_folder.folder_kind(cfg.evaluation.model) == BOOSTED:
         return evaluate_boosted(paths, out, cfg, console)
     if model_folder.folder_kind(cfg.evaluation.model) == HYBRID:
-        raise FortapError(f"{cfg.evaluation.model}: evaluate does not score a hybrid folder yet; "
-                          "finetune with data.fold=K measures one fold")  # fmt: skip
+        from fortap.tasks.cell_types.hybrid_run import evaluate_hybrid  # torch, for this kind
+
+        return evaluate_hybrid(paths, out, cfg, console)
     torch.set_flush_denormal(True)
     model, inputs = load_cell_type_model(cfg.evaluation.model)
     _, test = load_fold(paths, cfg)
-    return write_scores(Path(out), model, test, Tokenizer(), inputs, cfg, console, {})
-
-
-def write_scores(out: Path, model, test, tokenizer, inputs, cfg, console, notes) -> dict:
-    """Score `test`, write `out/metrics.json`, print the scores; returns the written record."""
-    windows = windows_of(test, tokenizer, inputs)
-    files, unshown = score_fold(model, test, windows, cfg.evaluation.batch_size)
-    pooled = sum(files.values())
-    record = {"system": cfg.encoder.name, "fold": cfg.data.fold, "scores": scores(pooled),
-              "interval": file_interval([files], cfg.evaluation.rounds),
-              "files": {f: c.tolist() for f, c in sorted(files.items())}, "unshown": unshown,
-              "steps": cfg.training.steps, "notes": notes, "config": config_dict(cfg)}  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    (out / METRICS).write_text(json.dumps(record, indent=1) + "\n")
-    s, iv = record["scores"], record["interval"]
-    console.print(f"fold {cfg.data.fold}, {s['cells']} cells of {len(files)} files: macro-F1 "
-                  f"{s['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, {iv['macro_f1'][1]:.3f}], "
-                  f"derived F1 {s['derived_f1']:.3f} [{iv['derived_f1'][0]:.3f}, "
-                  f"{iv['derived_f1'][1]:.3f}]")  # fmt: skip
-    console.print("per class: " + ", ".join(f"{c} {s['per_class'][c]:.3f}" for c in CELL_TYPES))
+    files, unshown = predict_fold(model, test, Tokenizer(), inputs, cfg.evaluation.batch_size)
+    record = fold_record(files, unshown, cfg, {})
+    Path(out).mkdir(parents=True, exist_ok=True)
+    (Path(out) / METRICS).write_text(json.dumps(record, indent=1) + "\n")
+    show_fold(record, console)
     return record

@@ -9,7 +9,8 @@ every non-empty cell (`CellTyper.type_sheet`). The grid, over the sheet's occupi
 columns (`sheet.occupied.squeeze`), is printed with each cell's text coloured by type, with
 the model that typed it, and with `--png FILE` a PNG of the sheet coloured by type. `--json` prints
 one record instead: the book, sheet and model, and each typed cell's address, type and
-probability (`as_record`).
+probability (`as_record`). A sheet of more than `MAX_TYPED_CELLS` cells with content is refused
+with the cap in the message: typing holds about 4.5 kB a cell (8.7 GB for 1.95 million).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from fortap.encoding.piece import RC
-from fortap.errors import FortapError
+from fortap.errors import FortapError, echo
+from fortap.formula.references import parse_address
 from fortap.outputs import atomic_path, check_file
 from fortap.sheet.model import Region, Sheet, a1, column_letter
 from fortap.sheet.occupied import squeeze
@@ -42,6 +44,7 @@ COLOURS = {  # type -> (grid letter, rich style, PNG colour)
     "top_attribute": ("T", "cyan", "#4cc9f0"),
     "derived": ("*", "bold red", "#ef476f"),
 }
+MAX_TYPED_CELLS = 300_000  # cells with content one sheet may hold to be typed (module doc)
 FROM_FORMULA = "="  # the grid's letter of a cell typed derived from its own formula
 LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items()) + (
     f", {FROM_FORMULA} derived from its own formula")
@@ -64,6 +67,14 @@ class TypedSheet:
 
     def col(self, c: int) -> int:
         return self.cols[c] if self.cols else self.table.region.left + c
+
+    def at(self, row: int, col: int) -> RC:
+        """The first table row and column at or after sheet cell (`row`, `col`), 0-based
+        (the last when it lies past the table)."""
+        t = self.table
+        r = next((r for r in range(t.n_rows) if self.row(r) >= row), t.n_rows - 1)
+        c = next((c for c in range(t.n_cols) if self.col(c) >= col), t.n_cols - 1)
+        return max(r, 0), max(c, 0)
 
 
 def pick_sheet(book: Path, name: str | None) -> Sheet:
@@ -97,6 +108,11 @@ def type_sheet(book: Path, sheet_name: str | None, typer: CellTyper) -> TypedShe
     a cell whose own formula aggregates or combines the sheet's cells is derived whatever the
     model says (`own_formulas`), its formula computed first when the file holds no value."""
     original = pick_sheet(book, sheet_name)
+    if len(original.cells) > MAX_TYPED_CELLS:  # typing holds ~4.5 kB a cell: refuse, not swap
+        raise FortapError(f"{book}: sheet {original.name!r} has {len(original.cells):,} cells "
+                          f"with content; cell-types types at most {MAX_TYPED_CELLS:,} (about "
+                          "1.4 GB of memory): type a smaller sheet, or a copy holding the "
+                          "table you want typed")  # fmt: skip
     if uncached(original):
         original = read_computed(book, lambda copy: pick_sheet(copy, sheet_name))
     typed, own = type_cells(typer, original)  # sheet coordinates
@@ -125,16 +141,19 @@ def as_record(book: Path, typed: TypedSheet, model: str, typer: CellTyper) -> di
             "cells": cells}  # fmt: skip
 
 
-def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12) -> RichTable:
-    """The first rows and columns of the sheet, each typed cell's text in its type's colour."""
-    t = typed.table
+def grid(typed: TypedSheet, max_rows: int, max_cols: int, width: int = 12,
+         start: RC = (0, 0)) -> RichTable:  # fmt: skip
+    """`max_rows` rows and `max_cols` columns of the sheet from table cell `start`, each typed
+    cell's text in its type's colour."""
+    t, (r0, c0) = typed.table, start
+    rows, cols = range(r0, min(t.n_rows, r0 + max_rows)), range(c0, min(t.n_cols, c0 + max_cols))
     out = RichTable(show_lines=False, title=f"{t.sheet} of {Path(t.book).name}")
     out.add_column("", no_wrap=True, width=len(str(typed.row(t.n_rows - 1) + 1)), style="dim")
-    for c in range(min(t.n_cols, max_cols)):
+    for c in cols:
         out.add_column(column_letter(typed.col(c)), no_wrap=True, max_width=width)
-    for r in range(min(t.n_rows, max_rows)):
+    for r in rows:
         row = []
-        for c in range(min(t.n_cols, max_cols)):
+        for c in cols:
             kind = typed.types.get((r, c))
             text = t.cell(r, c).text.strip()[:width].replace("[", "\\[")
             if kind is not None:  # the letter keeps the type readable without colours
@@ -179,12 +198,16 @@ def write_png(typed: TypedSheet, path: Path) -> None:
 
 def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path | None,
                    max_rows: int = 60, max_cols: int = 16, console: Console | None = None,
-                   overwrite: bool = False, as_json: bool = False) -> TypedSheet:  # fmt: skip
+                   overwrite: bool = False, as_json: bool = False,
+                   start: str | None = None) -> TypedSheet:  # fmt: skip
     """Type the sheet, print its grid (or `as_record` alone on stdout, `as_json`), the model and
     the count of each type; write a PNG only when `png` asks for one (checked before the model
     runs), so a second run of the same command never meets its own first output."""
     if max_rows < 1:
         raise FortapError(f"--rows must be >= 1, got {max_rows}")
+    corner = parse_address(start.strip().upper()) if start is not None else None
+    if start is not None and (corner is None or corner[1] is not None):
+        raise FortapError(f"--start takes one cell such as E20, got {echo(start)}")
     if png is not None:
         check_file(png, "--png", overwrite, ".png")
     console = console or Console()
@@ -198,11 +221,15 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
         return typed
     t = typed.table
     max_cols = min(max_cols, max(1, (console.width - 6) // 16))  # the columns the screen holds
-    console.print(grid(typed, max_rows, max_cols))
-    if t.n_rows > max_rows or t.n_cols > max_cols:
-        console.print(f"(first {min(t.n_rows, max_rows)} of {t.n_rows} rows and "
-                      f"{min(t.n_cols, max_cols)} of {t.n_cols} columns shown; --png draws "
-                      "them all)")  # fmt: skip
+    r0, c0 = typed.at(corner[0].row, corner[0].col) if corner is not None else (0, 0)
+    console.print(grid(typed, max_rows, max_cols, start=(r0, c0)))
+    r1, c1 = min(t.n_rows, r0 + max_rows) - 1, min(t.n_cols, c0 + max_cols) - 1
+    if (r0, c0) != (0, 0) or r1 < t.n_rows - 1 or c1 < t.n_cols - 1:
+        nxt = column_letter(typed.col(c1 + 1)) + str(typed.row(r0) + 1) if c1 + 1 < t.n_cols \
+            else column_letter(typed.col(c0)) + str(typed.row(min(r1 + 1, t.n_rows - 1)) + 1)
+        console.print(f"(rows {typed.row(r0) + 1}-{typed.row(r1) + 1} of {t.n_rows} and columns "
+                      f"{column_letter(typed.col(c0))}-{column_letter(typed.col(c1))} of "
+                      f"{t.n_cols} shown; --start {nxt} shows the next, --png draws them all)")  # fmt: skip
     counts = {name: sum(v == i for v in typed.types.values()) for i, name in enumerate(CELL_TYPES)}
     console.print("types: " + ", ".join(f"[{COLOURS[n][1]}]{n}[/] {k}" for n, k in counts.items())
                   + f" ({len(typed.by_formula)} derived from their own formulas)")

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from fortap.encoding.example import Example
 from fortap.table.model import Table
 from fortap.tasks.formula_prediction.config import FormulaRunConfig
-from fortap.tasks.formula_prediction.evaluate import PRIOR, predict, sketch_prior
+from fortap.tasks.formula_prediction.evaluate import PRIOR, Predicted, predict, sketch_prior
 from fortap.tasks.formula_prediction.examples import FP_KEY
 from fortap.tasks.formula_prediction.metrics import formula_metrics, sketch_key
 from fortap.tasks.formula_prediction.rule_baseline import RULE_SYSTEMS, evaluate_rules
@@ -44,8 +44,21 @@ def compare(
 ) -> tuple[dict[str, dict], list[dict]]:
     """(systems, the model's prediction records) on `test` (see module doc); `formulas` are
     the tables' parsed formula cells, `train` the examples the prior counts sketches of."""
+    predicted = predict(model, test, cfg.evaluation.batch_size, cfg.decoding)
+    return compare_predicted(predicted, test, cfg, tables, formulas, train)
+
+
+def compare_predicted(
+    predicted: Predicted,
+    test: Sequence[Example],
+    cfg: FormulaRunConfig,
+    tables: Sequence[Table],
+    formulas: Mapping | None = None,
+    train: Sequence[Example] | None = None,
+) -> tuple[dict[str, dict], list[dict]]:
+    """`compare` for the model's predictions on `test` already made (`evaluate.predict`)."""
     k = cfg.decoding.top_k
-    golds, guesses, records = predict(model, test, cfg.evaluation.batch_size, cfg.decoding)
+    golds, guesses, records = predicted
     ranked = {"model": guesses}
     for name, setting in RULE_SYSTEMS.items():
         ranked[name] = evaluate_rules(tables, test, setting, top_k=k, formulas=formulas)[2]

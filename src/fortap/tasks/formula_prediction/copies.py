@@ -113,7 +113,8 @@ def copy_features(table: Table, rc: RC, copy: Formula) -> list[float]:
 
 def collate_copies(values: Sequence[dict], batch: Batch) -> dict[str, torch.Tensor]:
     """`copy_mask`, `copy_ok` (B, C) bool, `copy_agree` (B, C) float and `copy_features`
-    (B, C, FEATURES), C the batch's cells; examples without copy candidates have empty rows."""
+    (B, C, FEATURES), C the batch's cells, on the batch's device; examples without copy
+    candidates have empty rows."""
     n, c = batch.cell_mask.shape
     mask = torch.zeros((n, c), dtype=torch.bool)  # (B, C)
     ok = torch.zeros((n, c), dtype=torch.bool)  # (B, C)
@@ -124,7 +125,8 @@ def collate_copies(values: Sequence[dict], batch: Batch) -> dict[str, torch.Tens
             k = copy["cell"] - 1
             mask[b, k], ok[b, k], agree[b, k] = True, copy["ok"], float(copy["agree"])
             features[b, k] = torch.tensor(copy["features"])
-    return {"copy_mask": mask, "copy_ok": ok, "copy_agree": agree, "copy_features": features}
+    found = {"copy_mask": mask, "copy_ok": ok, "copy_agree": agree, "copy_features": features}
+    return {name: value.to(batch.cell_mask.device) for name, value in found.items()}
 
 
 def copy_guess(copy: dict) -> Guess:

@@ -188,7 +188,7 @@ class FormulaDecoder(nn.Module):
 def previous_pointed(cell_states: torch.Tensor, pointers: torch.Tensor) -> torch.Tensor:
     """(B, S, D): at step t, the state of the cell pointed at by the last step before t that
     points (`pointers[b, s] >= 0`); zeros before the first. `cell_states` (B, C, D)."""
-    b = torch.arange(cell_states.shape[0])
+    b = torch.arange(cell_states.shape[0], device=cell_states.device)
     running = cell_states.new_zeros(cell_states.shape[0], cell_states.shape[-1])  # (B, D)
     out = []
     for t in range(pointers.shape[1]):

@@ -24,6 +24,7 @@ import torch
 
 from fortap.encoding.example import Batch
 from fortap.formula.tokens import END, FORMULA_VOCAB, FORMULA_VOCAB_INDEX, RANGE, START
+from fortap.model.precision import device_of
 from fortap.tasks.formula_prediction.decoder import PAD
 from fortap.tasks.formula_prediction.examples import FP_KEY
 from fortap.tasks.formula_prediction.grammar_bias import GrammarBias
@@ -76,9 +77,11 @@ def decode_at(
     model, batch: Batch, cell: torch.Tensor, cfg: DecodeConfig | None = None
 ) -> list[list[Candidate]]:
     """Ranked candidates for the cells `cell` (B,) (0-based cell index per example): `decode`
-    for inputs that carry no gold formula (a suggestion for a cell of a user's sheet)."""
+    for inputs that carry no gold formula (a suggestion for a cell of a user's sheet). The
+    batch and `cell` move to the model's device first."""
     model.eval()
-    return decode_encoded(model, model.encode(batch, cell), cfg)
+    device = device_of(model)
+    return decode_encoded(model, model.encode(batch.to(device), cell.to(device)), cfg)
 
 
 @torch.no_grad()
@@ -103,7 +106,8 @@ def greedy(
     """Arg-max sketch of every row of `enc`, with its log-probability."""
     n = enc.memory.shape[0]
     state = decoder.start_state(enc.formula_state)
-    token = torch.full((n, 1), START_ID, dtype=torch.long)  # (B, 1)
+    device = enc.memory.device  # every tensor made here follows the model's states
+    token = torch.full((n, 1), START_ID, dtype=torch.long, device=device)  # (B, 1)
     seqs = [[START_ID] for _ in range(n)]
     logp = [0.0] * n
     done = [False] * n
@@ -112,7 +116,7 @@ def greedy(
         logits, _, state = decoder.sketch_step(token, state, enc.memory, enc.memory_pad)
         log_probs = logits[:, -1].log_softmax(-1)  # (B, V)
         if grammar is not None:  # mask, not renormalise: a sequence keeps the model's logP
-            log_probs = log_probs + grammar.bias(states, max_len - step)  # (B, V)
+            log_probs = log_probs + grammar.bias(states, max_len - step).to(device)  # (B, V)
         best = log_probs.argmax(-1)  # (B,)
         for b in range(n):
             if not done[b]:
@@ -131,18 +135,19 @@ def beam_sketches(
     decoder, enc: Encoded, cfg: DecodeConfig, grammar: GrammarBias | None = None
 ) -> list[tuple[tuple[int, ...], float]]:
     """Finished sketches of one example (`enc` has one row), ranked by raw log-probability."""
+    device = enc.memory.device  # every tensor made here follows the model's states
     state = decoder.start_state(enc.formula_state)  # (layers, 1, D) each
     live: list[tuple[tuple[int, ...], float]] = [((START_ID,), 0.0)]
     finished: list[tuple[tuple[int, ...], float]] = []
     states = grammar.start(1) if grammar is not None else None
     for step in range(cfg.max_len):
         k = len(live)
-        token = torch.tensor([[seq[-1]] for seq, _ in live])  # (K, 1)
+        token = torch.tensor([[seq[-1]] for seq, _ in live], device=device)  # (K, 1)
         rows = enc.row(0, k)
         logits, _, state = decoder.sketch_step(token, state, rows.memory, rows.memory_pad)
         log_probs = logits[:, -1].log_softmax(-1)  # (K, V)
         if grammar is not None:  # mask, not renormalise: a sequence keeps the model's logP
-            log_probs = log_probs + grammar.bias(states, cfg.max_len - step)  # (K, V)
+            log_probs = log_probs + grammar.bias(states, cfg.max_len - step).to(device)  # (K, V)
         top = log_probs.topk(cfg.beam, dim=-1)  # (K, beam)
         expansions = [
             (live[h][0] + (int(i),), live[h][1] + float(v), h)
@@ -160,7 +165,7 @@ def beam_sketches(
                 parents.append(h)
         if len(finished) >= cfg.beam or not keep:
             break
-        index = torch.tensor(parents)
+        index = torch.tensor(parents, device=device)
         state = (state[0][:, index].contiguous(), state[1][:, index].contiguous())
         if grammar is not None:
             states = grammar.advance([states[h] for h in parents], [s[-1] for s, _ in keep])
@@ -186,16 +191,18 @@ def fill_ranges(
     for j, (seq, _) in enumerate(sketches):
         sketch_in[j, : len(seq) - 1] = torch.tensor(seq[:-1])
         is_range[j, : len(seq) - 1] = torch.tensor(seq[1:]) == RANGE_ID
+    device = enc.memory.device  # every tensor made here follows the model's states
+    sketch_in, is_range = sketch_in.to(device), is_range.to(device)
     rows = enc.row(0, k)
     _, features, _ = decoder.sketch_step(
         sketch_in, decoder.start_state(rows.formula_state), rows.memory, rows.memory_pad
     )  # (K, S, 2D)
     keys = decoder.pointer_keys(rows.cell_states, rows.offsets)  # (K, C, D)
-    previous = torch.zeros(k, 1, rows.cell_states.shape[-1])  # (K, 1, D)
+    previous = torch.zeros(k, 1, rows.cell_states.shape[-1], device=device)  # (K, 1, D)
     state = None
-    chosen = torch.full((k, steps), -1, dtype=torch.long)  # (K, S)
-    logp = torch.zeros(k)  # (K,)
-    b = torch.arange(k)
+    chosen = torch.full((k, steps), -1, dtype=torch.long, device=device)  # (K, S)
+    logp = torch.zeros(k, device=device)  # (K,)
+    b = torch.arange(k, device=device)
     for t in range(steps):
         scores, state = decoder.range_scores(
             features[:, t : t + 1], rows.formula_state, keys, rows.candidates, previous, state
@@ -204,7 +211,7 @@ def fill_ranges(
         best = log_probs.argmax(-1)  # (K,)
         here = is_range[:, t]  # (K,)
         chosen[here, t] = best[here]
-        logp += torch.where(here, log_probs[b, best], torch.zeros(k))
+        logp += torch.where(here, log_probs[b, best], torch.zeros(k, device=device))
         pointed = rows.cell_states[b, best][:, None]  # (K, 1, D)
         previous = torch.where(here[:, None, None], pointed, previous)
     return [

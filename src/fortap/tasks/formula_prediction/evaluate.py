@@ -21,6 +21,7 @@ from fortap.formula.degenerate import is_degenerate
 from fortap.formula.from_sketch import formula_of_sketch, formula_text, template_text
 from fortap.formula.references import refers_to
 from fortap.formula.tokens import FORMULA_VOCAB, PLACEHOLDER_TOKENS, RANGE
+from fortap.model.precision import device_of
 from fortap.sheet.model import a1
 from fortap.tasks.formula_prediction.copies import collate_copies, rank
 from fortap.tasks.formula_prediction.decoding import Candidate, DecodeConfig, decode_encoded
@@ -36,6 +37,7 @@ from fortap.tasks.formula_prediction.metrics import (
 from fortap.tasks.formula_prediction.model import FormulaPredictionModel
 
 PRIOR = "sketch prior"  # the system name of `sketch_prior`
+Predicted = tuple[list[Gold], list[list[Guess]], list[dict]]  # golds, ranked guesses, records
 
 
 def gold_of(example: Example) -> Gold:
@@ -78,7 +80,7 @@ def predict(
     examples: Sequence[Example],
     batch_size: int = 16,
     decode_cfg: DecodeConfig | None = None,
-) -> tuple[list[Gold], list[list[Guess]], list[dict]]:
+) -> Predicted:
     """Decode `examples`: their golds, the ranked guesses, and one prediction record each."""
     cfg = decode_cfg or DecodeConfig()
     golds, guesses, records = [], [], []
@@ -115,6 +117,8 @@ def ranked_at(
     placeholder (`<num>`, `[UNKOP]`: not a formula Excel takes) are left out, so every
     candidate of a sheet-setting model is one a user could enter."""
     model.eval()
+    device = device_of(model)  # the batch is built on the CPU; the model may be on a GPU
+    batch, cell = batch.to(device), cell.to(device)
     enc = model.encode(batch, cell)
     found = decode_encoded(model, enc, cfg)
     targets = [target_of(example, int(i)) for example, i in zip(chunk, cell.tolist(), strict=True)]

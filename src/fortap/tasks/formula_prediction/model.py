@@ -52,7 +52,7 @@ class FormulaPredictionModel(nn.Module):
     def encode(self, batch: Batch, cell: torch.Tensor) -> Encoded:
         """The encoder's view of a batch whose targets are the cells `cell` (B,) (0-based)."""
         out = self.encoder(batch)
-        b = torch.arange(len(cell))
+        b = torch.arange(len(cell), device=cell.device)
         candidates = batch.cell_mask.clone()  # (B, C)
         candidates[b, cell] = False  # a formula never refers to itself
         place = torch.stack(

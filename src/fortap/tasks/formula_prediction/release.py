@@ -32,11 +32,12 @@ from rich.console import Console
 from fortap.errors import FortapError
 from fortap.formula import parse_formula
 from fortap.formula.printer import to_text
+from fortap.tasks.formula_prediction.checkpoint import TASK
 from fortap.tasks.formula_prediction.config import FormulaRunConfig, FPData, FPEvaluation
 from fortap.tasks.formula_prediction.decoding import DecodeConfig
 from fortap.tasks.formula_prediction.predictor import FormulaPredictor
 from fortap.tasks.formula_prediction.run import run_evaluate
-from fortap.tasks.model_folder import CheckReport, data_path
+from fortap.tasks.model_folder import ENCODER_KIND, CheckReport, data_path, metrics_record
 
 METRICS = ("formula_top1", "formula_top5", "sketch_top1", "sketch_top5", "range_acc")
 COMPARED = (*METRICS, "formula_top1_per_workbook")  # what a check compares with its reference
@@ -105,8 +106,27 @@ def release(run: Path, dest: Path, corpus: Path, tables: str | Path | None) -> R
     with tempfile.TemporaryDirectory() as tmp:
         found = str(tables) if tables else str(ingest_split_books(dest, Path(tmp)))
         stored, records = evaluate_release(dest, found)
-    (dest / METRICS_FILE).write_text(json.dumps(stored, indent=1) + "\n")
+    (dest / METRICS_FILE).write_text(json.dumps(folder_metrics(dest, stored), indent=1) + "\n")
     return ReleaseReport(reference, stored, records)
+
+
+HEADLINE = ("formula_top1", "formula_top5", "sketch_top1")  # a release's headline numbers
+
+
+def folder_metrics(dest: Path, stored: dict) -> dict:
+    """The release's metrics.json in the one schema (`model_folder.metrics_record`): the data
+    folder its split.json's workbooks share (a split without their paths names none), the test
+    side scored, the model's headline numbers,
+    then the evaluation's own record (its example counts as `examples`)."""
+    import os
+
+    books = json.loads((dest / SPLIT).read_text()).get("canonical", {}).values()
+    roots = [str(Path(*Path(p).parts[:3])) for p in books]
+    data = os.path.commonpath(roots) if roots else "the tables it was evaluated on"
+    model = stored["systems"]["model"]
+    detail = {("examples" if k == "split" else k): v for k, v in stored.items()}
+    return metrics_record(TASK, ENCODER_KIND, data, f"the test workbooks of {SPLIT} "
+                          f"({model['n']} targets)", {k: model[k] for k in HEADLINE}, detail)  # fmt: skip
 
 
 def check(dest: Path, tables: str) -> ReleaseReport:

@@ -22,7 +22,7 @@ from fortap.sheet.read import read_workbook
 from fortap.table.detect import detect_tables
 from fortap.table.hitab import read_hitab
 from fortap.table.model import Table
-from fortap.tasks.model_folder import data_name, loaded_once, shipped
+from fortap.tasks.model_folder import data_name, loaded_once, shipped, where_shipped
 from fortap.tasks.table_qa.answer_formula import answer_formula, grid_note
 from fortap.tasks.table_qa.baselines import crossing
 from fortap.tasks.table_qa.headers import HeaderPaths
@@ -79,7 +79,10 @@ def ask(
         rc = crossing(paths, question)
         if rc is None:
             raise FortapError(f"the table of {table.book} has no data cells to answer from")
-        found = _answer("none", [rc], execute("none", [rc], paths), paths, "header-overlap rule")
+        source = "header-overlap rule"
+        if not rule:  # asked for the model, but none is installed: say where it would be
+            source += f" ({where_shipped(SHIPPED)})"
+        found = _answer("none", [rc], execute("none", [rc], paths), paths, source)
     else:
         run = answerer(model_dir).answer(table, question, paths)
         name = f"{data_name(SHIPPED)} (shipped)" if Path(model_dir) == SHIPPED else str(model_dir)

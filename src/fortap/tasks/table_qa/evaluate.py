@@ -63,21 +63,39 @@ def baselines(train_items: Sequence[Item]) -> dict[str, Answerer]:
     return {"overlap rule": overlap, "majority op": by_majority}
 
 
-def evaluate_splits(model, hitab, builder: QuestionBuilder, cfg, train_items) -> tuple[dict, list]:
-    """{split: {system: score}} and the per-question records of every system."""
+def split_items(hitab, builder: QuestionBuilder, splits: Sequence[str]) -> dict[str, list[Item]]:
+    """The questions of each HiTab file in `splits`, built for the model."""
+    return {split: builder.build(hitab.samples(split), split).items for split in splits}
+
+
+def predict_splits(model, items: dict[str, list[Item]], batch_size: int) -> dict[str, list]:
+    """The model's answer to every question of each split (`model_rows`)."""
+    return {split: model_rows(model, found, batch_size) for split, found in items.items()}
+
+
+def score_splits(model: dict[str, list], items: dict[str, list[Item]],
+                 train_items: Sequence[Item]) -> tuple[dict, list]:  # fmt: skip
+    """{split: {system: score}} of the model's rows (`predict_splits`; {} for none) beside the
+    baselines', and the per-question records of every system."""
     systems: dict[str, dict] = {}
     records: list[dict] = []
     answerers = baselines(train_items)
-    for split in cfg.evaluation.splits:
-        items = builder.build(hitab.samples(split), split).items
-        rows = {"model": model_rows(model, items, cfg.evaluation.batch_size)} if model else {}
-        rows |= {name: system_rows(items, answer) for name, answer in answerers.items()}
+    for split, found_items in items.items():
+        rows = {"model": model[split]} if split in model else {}
+        rows |= {name: system_rows(found_items, answer) for name, answer in answerers.items()}
         systems[split] = {name: score(found) for name, found in rows.items()}
         for name, found in rows.items():
             records += [{"split": split, "system": name, "id": r.id, "right": r.right,
                          "predicted": list(r.predicted), "how": r.how, "gold_shown": r.shown}
                         for r in found]  # fmt: skip
     return systems, records
+
+
+def evaluate_splits(model, hitab, builder: QuestionBuilder, cfg, train_items) -> tuple[dict, list]:
+    """{split: {system: score}} and the per-question records of every system."""
+    items = split_items(hitab, builder, cfg.evaluation.splits)
+    rows = predict_splits(model, items, cfg.evaluation.batch_size) if model else {}
+    return score_splits(rows, items, train_items)
 
 
 def write_outputs(out: Path, systems: dict, records: list, config: dict, console: Console) -> None:
@@ -88,6 +106,11 @@ def write_outputs(out: Path, systems: dict, records: list, config: dict, console
     (out / "metrics.json").write_text(
         json.dumps({"systems": systems, "config": config}, indent=1) + "\n"
     )
+    show_outputs(out, systems, console)
+
+
+def show_outputs(out: Path, systems: dict, console: Console) -> None:
+    """report.md, and the comparison printed."""
     (out / "report.md").write_text(report(systems))
     console.print(comparison(systems))
 
