@@ -267,6 +267,37 @@ def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool =
     return path
 
 
+def dense_book(path: Path, rows: int = 95_000, cols: int = 20, seed: int = 0) -> Path:
+    """`rows` x `cols` cells of varied numbers and a header row, as a real export holds them
+    (about 12 MB for 1.9 M cells: under every reader limit, so each command must bound its own
+    memory or refuse the sheet)."""
+    import random
+
+    import openpyxl
+
+    rng = random.Random(seed)
+    plain = io.BytesIO()
+    openpyxl.Workbook().save(plain)
+    src = zipfile.ZipFile(plain)
+    letters = [chr(ord("A") + c) for c in range(cols)]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename != "xl/worksheets/sheet1.xml":
+                dst.writestr(info.filename, src.read(info.filename))
+                continue
+            with dst.open(info.filename, "w", force_zip64=True) as part:
+                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
+                           b'.org/spreadsheetml/2006/main"><sheetData><row r="1">'
+                           + b"".join(f'<c r="{x}1" t="inlineStr"><is><t>col {x}</t></is></c>'
+                                      .encode() for x in letters) + b"</row>")  # fmt: skip
+                for r in range(2, rows + 1):
+                    cells = "".join(f'<c r="{x}{r}"><v>{rng.random() * 1e4:.2f}</v></c>'
+                                    for x in letters)  # fmt: skip
+                    part.write(f'<row r="{r}">{cells}</row>'.encode())
+                part.write(b"</sheetData></worksheet>")
+    return path
+
+
 def _rename_sheet(path: Path, old: str, new: str) -> None:
     """Rename a sheet in the workbook part itself."""
     data = path.read_bytes()
