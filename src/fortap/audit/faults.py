@@ -27,13 +27,12 @@ measures the audit on them (`audit.fault_recall`).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from fortap.audit.structure import AXES, runs
 from fortap.audit.fault_edits import anchored, constant_for, mentions, swappable, swapped
+from fortap.audit.structure import AXES, runs
 from fortap.errors import FortapError
 from fortap.formula import parse_formula
 from fortap.formula.nodes import Ref
