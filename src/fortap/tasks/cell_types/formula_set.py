@@ -2,7 +2,7 @@
 
 Real workbooks' formulas say which of their numbers are computed from others. This builder
 reads the tables `fortap ingest` found (Table JSONL, header trees and context included), labels
-their cells by the rules of `docs/cell_types_formula_set.md` (`label_table`), and writes each
+their cells by the rules of `docs/cell-types.md (the formula-labelled set)` (`label_table`), and writes each
 table as a SAUS line (`saus.read_saus` reads it) whose formulas are replaced by their cached
 values, so a model sees what it sees on SAUS, a CSV export or pasted values.
 
@@ -22,6 +22,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from fortap.errors import FortapError
@@ -34,8 +35,9 @@ from fortap.tasks.cell_types.saus import NUMBER
 SPLITS = ("train", "dev", "test")
 SHARES = (0.7, 0.15, 0.15)
 ONE_SIDE = {"excel_to_code_2050models": "train"}  # the 2050 models share one structure
+# what `saus_style` and `saus_source` read: the style, and cell_type=2 on a number (.xls's flag)
 FEATURE_NAMES = ("is_bold", "indentation", "h_alignment=0", "h_alignment=2",
-                 "border_top_type=1", "leading_spaces")  # fmt: skip  # what `saus_style` reads
+                 "border_top_type=1", "leading_spaces", "cell_type=0", "cell_type=2")  # fmt: skip
 MAX_ROWS, MAX_COLS = 300, 60  # a longer table is cut to its first rows / columns
 MIN_LABELLED = 6  # a table with fewer labelled cells is left out
 
@@ -66,7 +68,7 @@ def label_table(t: Table) -> dict | None:
     total_rows = head + n_rows + (1 + len(notes) if notes else 0)
     texts = [[""] * n_cols for _ in range(total_rows)]
     labels = [[None] * n_cols for _ in range(total_rows)]
-    feats = [[[0.0, 0.0, 1.0, 0.0, 0.0, 0.0] for _ in range(n_cols)] for _ in range(total_rows)]
+    feats = [[[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0] for _ in range(n_cols)] for _ in range(total_rows)]
     if title:
         texts[0][0], labels[0][0] = title[:200], "metadata"
     for k, note in enumerate(notes):
@@ -84,7 +86,8 @@ def label_table(t: Table) -> dict | None:
             align = st.h_align if st.h_align != "general" else None
             spaces = len(text) - len(text.lstrip(" ")) if cell.kind == "text" else 0
             feats[head + r][c] = [float(st.bold), float(st.indent), float(align is None),
-                                  float(align == "center"), float(st.border_top), float(spaces)]  # fmt: skip
+                                  float(align == "center"), float(st.border_top), float(spaces),
+                                  0.0, float(cell.kind == "number")]  # fmt: skip
     count = Counter(a for row in labels for a in row if a is not None)
     if sum(count.values()) < MIN_LABELLED or not (count["data"] or count["derived"]):
         return None
@@ -142,15 +145,13 @@ def build_formula_set(folders: Sequence[str | Path], out: str | Path) -> dict:
         if not folder.is_dir():
             raise FortapError(f"{folder}: not an ingest folder (run `fortap ingest` first)")
         sources[folder.name] = build_source(folder, folder.name, parts)
-    writers = {s: gzip.open(_split_file(out, s), "wt", encoding="utf-8") for s in SPLITS}
-    try:
+    with ExitStack() as stack:
+        writers = {s: stack.enter_context(gzip.open(_split_file(out, s), "wt", encoding="utf-8"))
+                   for s in SPLITS}  # fmt: skip
         for source in sources:
             with gzip.open(parts / f"{source}.jsonl.gz", "rt", encoding="utf-8") as fh:
                 for line in fh:
                     writers[json.loads(line)["split"]].write(line)
-    finally:
-        for w in writers.values():
-            w.close()
     stats = _stats(sources)
     (out / "stats.json").write_text(json.dumps(stats, indent=1))
     return stats
