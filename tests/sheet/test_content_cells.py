@@ -49,3 +49,15 @@ def test_cell_types_refuses_a_large_sheet_before_its_model_loads(tmp_path, monke
     monkeypatch.setattr(show, "load_typer", no_model)
     with pytest.raises(FortapError, match="has 14 cells with content; cell-types types at most 10"):
         show.run_cell_types(tmp_path / "book.xlsx", None, None, None)
+
+
+def test_the_engine_refuses_a_book_past_its_cap_before_reading_it(tmp_path):
+    from fortap.suggest.api import open_book
+
+    wb = openpyxl.Workbook()
+    for r in range(1, 8):
+        wb.active.append([r, r * 2])
+    wb.save(tmp_path / "book.xlsx")
+    with pytest.raises(FortapError, match="14 cells with content; this command reads at most 10"):
+        open_book(tmp_path / "book.xlsx", max_cells=10)
+    assert open_book(tmp_path / "book.xlsx", max_cells=14).workbook.sheets[0].name == "Sheet"
