@@ -76,32 +76,38 @@ def main() -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--features", choices=sorted(FEATURES), default="base")
+    ap.add_argument("--score-only", action="store_true",
+                    help="read nothing and fit nothing: score the fits cached under --cache")
+    ap.add_argument("--prefit-reverse", action="store_true",
+                    help="only fill the cache, last fit first (a second process beside a run)")
     ap.add_argument("--trainings", default=",".join(TRAININGS),
                     help="which of them to fit (saus is always fitted: the gaps are over it)")
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
-    saus = read_saus(SAUS)
-    train_f = read_saus(args.set / "train")
-    test_f = read_saus(args.set / "test")
-    sources = {}
-    for split in ("train", "test"):
-        with __import__("gzip").open(args.set / split / "saus.jl.gz", "rt") as fh:
-            for line in fh:
-                rec = json.loads(line)
-                sources[f"{rec['file_name']}!{rec['table_id']}"] = rec["source"]
-    for s in (*train_f, *test_f):
-        object.__setattr__(s, "source", sources[s.key])
-    names = FEATURES[args.features]
-    cols = [FEATURE_NAMES.index(n) for n in names]
-    data = {}
-    for s in (*saus, *train_f, *test_f):
-        x, y = labelled_features(s)
-        data[s.key] = (x[:, cols], y)
-    train_f = capped(train_f, data, args.cap)
-    print(f"read in {time.time() - t0:.0f}s: SAUS {len(saus)} sheets; set train {len(train_f)} "
-          f"tables ({sum(len(data[s.key][1]) for s in train_f)} cells, capped), test "
-          f"{len(test_f)} ({sum(len(data[s.key][1]) for s in test_f)} cells)", flush=True)  # fmt: skip
+    saus, train_f, test_f, data, names = [], [], [], {}, FEATURES[args.features]
+    if not args.score_only:
+        t0 = time.time()
+        saus = read_saus(SAUS)
+        train_f = read_saus(args.set / "train")
+        test_f = read_saus(args.set / "test")
+        sources = {}
+        for split in ("train", "test"):
+            with __import__("gzip").open(args.set / split / "saus.jl.gz", "rt") as fh:
+                for line in fh:
+                    rec = json.loads(line)
+                    sources[f"{rec['file_name']}!{rec['table_id']}"] = rec["source"]
+        for s in (*train_f, *test_f):
+            object.__setattr__(s, "source", sources[s.key])
+        names = FEATURES[args.features]
+        cols = [FEATURE_NAMES.index(n) for n in names]
+        data = {}
+        for s in (*saus, *train_f, *test_f):
+            x, y = labelled_features(s)
+            data[s.key] = (x[:, cols], y)
+        train_f = capped(train_f, data, args.cap)
+        print(f"read in {time.time() - t0:.0f}s: SAUS {len(saus)} sheets; set train {len(train_f)} "
+              f"tables ({sum(len(data[s.key][1]) for s in train_f)} cells, capped), test "
+              f"{len(test_f)} ({sum(len(data[s.key][1]) for s in test_f)} cells)", flush=True)  # fmt: skip
     folds = load_folds()
     chosen = [t for t in TRAININGS if t == "saus" or t in args.trainings.split(",")]
     results: dict[str, dict] = {t: {"saus": [], "test": None} for t in chosen}
@@ -110,6 +116,8 @@ def main() -> int:
         path = args.cache / f"{args.features}-{name}.json"
         if path.is_file():
             return {k: np.asarray(v) for k, v in json.loads(path.read_text()).items()}
+        if args.score_only:
+            raise SystemExit(f"--score-only: {path} is not there yet")
         t = time.time()
         x, y = stack(train, data)
         booster = fit(x, y, SETTING, ROUNDS, 0, args.jobs, names)
@@ -123,11 +131,20 @@ def main() -> int:
         print(f"  {name}: {time.time() - t:.0f}s", flush=True)
         return files
 
+    if args.prefit_reverse:  # a second process fills the cache from the other end, then stops
+        fitted("formulas-full", train_f, [*saus, *test_f])
+        fitted("both-full", [*saus, *train_f], test_f)
+        fitted("saus-full", saus, test_f)
+        for k in reversed(range(len(folds))):
+            train, test = fold_sides(saus, folds, k)
+            fitted(f"both-fold{k}", [*train, *train_f], test)
+            fitted(f"saus-fold{k}", train, test)
+        return 0
     formulas_only = fitted("formulas-full", train_f, [*saus, *test_f]) if "formulas" in chosen else {}
-    saus_files = {s.file for s in saus}
+    saus_files = {f for fold in folds for f in fold}
     for k in range(len(folds)):
-        train, test = fold_sides(saus, folds, k)
-        keep = {s.file for s in test}
+        train, test = fold_sides(saus, folds, k) if saus else ([], [])
+        keep = set(folds[k])
         results["saus"]["saus"].append(fitted(f"saus-fold{k}", train, test))
         if "saus+formulas" in chosen:
             both = fitted(f"both-fold{k}", [*train, *train_f], test)
