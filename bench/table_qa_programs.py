@@ -27,6 +27,7 @@ from pathlib import Path
 import torch
 
 from fortap.tasks import model_folder
+from fortap.tasks.table_qa.answerer import write_rerank
 from fortap.tasks.table_qa.breakdown import breakdown
 from fortap.tasks.table_qa.checkpoint import TASK
 from fortap.tasks.table_qa.decoding import DecodeConfig, Prediction
@@ -34,15 +35,15 @@ from fortap.tasks.table_qa.evaluate import scored
 from fortap.tasks.table_qa.kinds import KINDS, question_kind
 from fortap.tasks.table_qa.operations import OPS
 from fortap.tasks.table_qa.questions import QuestionBuilder, spread
-from fortap.tasks.table_qa.rerank import RerankConfig, collect, ece, fit_reranker, isotonic
+from fortap.tasks.table_qa.rerank import collect, ece
 from fortap.tasks.table_qa.samples import HitabSet
 from fortap.tasks.table_qa.scoring import score
+from fortap.tasks.table_qa.tune import ANSWERED, GRID, choose, chosen
 from fortap.text.tokenizer import Tokenizer
 from helpers.paths import DATA, REPO, RUNS
 from table_qa_errors import show
 
 MODEL = REPO / "models" / "table-qa"
-GRID = [RerankConfig(rounds=r, leaves=l) for r in (100, 300) for l in (7, 15, 31)]  # noqa: E741
 
 
 def load(args, split: str, most: int = 0):
@@ -89,29 +90,6 @@ def oracle(args) -> None:
                 "met": None}])  # fmt: skip
 
 
-def top(reranker, groups):
-    """Per question: (best candidate, its raw score, next best or None)."""
-    found = []
-    for g in groups:
-        ranked = reranker.ranked(g)
-        found.append((ranked[0] if ranked else (None, -1e9), ranked[1][0] if len(ranked) > 1 else None))
-    return found
-
-
-def chosen_right(reranker, groups, labels) -> tuple[list[bool], list[float]]:
-    right, raw = [], []
-    for g, lab in zip(groups, labels, strict=True):
-        if not g:
-            right.append(False)
-            raw.append(0.0)
-            continue
-        s = reranker.scores(g)
-        i = int(s.argmax())
-        right.append(bool(lab[i]))
-        raw.append(float(s[i]))
-    return right, raw
-
-
 def as_predictions(reranker, groups) -> list[Prediction]:
     preds = []
     for g in groups:
@@ -127,20 +105,10 @@ def fit(args) -> None:
     train = load(args, "train", args.train_most)
     dev = load(args, "dev")
     print(f"train {len(train[0])} questions, dev {len(dev[0])}")
-    rows, best = [], None
-    for cfg in GRID:
-        reranker = fit_reranker(train[1], train[2], cfg)
-        right, _ = chosen_right(reranker, dev[1], dev[2])
-        acc = sum(right) / len(right)
-        rows.append({"rounds": cfg.rounds, "leaves": cfg.leaves, "dev": acc})
-        print(f"rounds {cfg.rounds:4d} leaves {cfg.leaves:3d}: dev {acc:.3f}", flush=True)
-        if best is None or acc > best[0]:
-            best = (acc, reranker)
-    reranker = best[1]
-    right, raw = chosen_right(reranker, dev[1], dev[2])
-    reranker.calibration = isotonic(raw, right)
+    reranker, rows = choose(train[1:], dev[1:], GRID, args.answered,
+                            lambda line: print(line, flush=True))  # fmt: skip
+    right, raw = chosen(reranker, dev[1], dev[2])
     conf = [reranker.confidence(r) for r in raw]
-    reranker.threshold = threshold(conf, right, args.answered)
     base = per_kind(dev[0], shipped_right(dev[1], dev[2]))
     after = per_kind(dev[0], right)
     print(f"\ndev, chosen rounds {reranker.cfg.rounds} leaves {reranker.cfg.leaves}")
@@ -151,8 +119,6 @@ def fit(args) -> None:
     print(f"\nthreshold {reranker.threshold:.3f}: dev answered {answered(conf, right, reranker.threshold)}")
     causes = {}
     if args.breakdown:
-        from fortap.tasks.table_qa.decoding import QAScores, decode  # noqa: F401
-
         shipped_preds = [Prediction(g[0].op, g[0].cells, g[0].run) if g and g[0].features[5] == 1.0
                          else Prediction("none", (), None) for g in dev[1]]  # fmt: skip
         for name, preds in (("shipped", shipped_preds), ("reranked", as_predictions(reranker, dev[1]))):
@@ -169,7 +135,7 @@ def fit(args) -> None:
     if args.test:
         for split in ("test", "test_qc"):
             items, groups, labels = load(args, split if split == "test" else "test_qc")
-            r, t_raw = chosen_right(reranker, groups, labels)
+            r, t_raw = chosen(reranker, groups, labels)
             s = score([scored(i, p.run, p.op) for i, p in
                        zip(items, as_predictions(reranker, groups), strict=True)])  # fmt: skip
             b = score([scored(i, None if not g or g[0].features[5] != 1.0 else g[0].run)
@@ -192,29 +158,14 @@ def fit(args) -> None:
         t["met"] = t["value"] is not None and (
             t["value"] <= t["target"] if t.pop("below", False) else t["value"] >= t["target"])
     if args.save:
-        save(reranker, args.save)
+        write_rerank(args.save, reranker)
     if args.json:
         write(args.json, results, targets, {"breakdown": causes})
-
-
-def threshold(conf, right, want: float) -> float:
-    """The lowest confidence threshold whose answered questions are right at least `want`."""
-    for t in sorted(set(conf)):
-        kept = [r for c, r in zip(conf, right, strict=True) if c >= t]
-        if kept and sum(kept) / len(kept) >= want:
-            return float(t)
-    return 1.0
 
 
 def answered(conf, right, t) -> dict:
     kept = [r for c, r in zip(conf, right, strict=True) if c >= t]
     return {"coverage": len(kept) / len(conf), "accuracy": sum(kept) / len(kept) if kept else 0.0}
-
-
-def save(reranker, folder: Path) -> None:
-    record = json.loads((folder / "model.json").read_text())
-    record["head"]["rerank"] = reranker.save(folder)
-    (folder / "model.json").write_text(json.dumps(record, indent=1) + "\n")
 
 
 def write(path: Path, results, targets, extra=None) -> None:
@@ -230,7 +181,7 @@ def main(argv=None) -> int:
     p.add_argument("--cache", type=Path, default=RUNS / "table_qa")
     p.add_argument("--split", default="dev")
     p.add_argument("--train-most", type=int, default=2000)
-    p.add_argument("--answered", type=float, default=0.75, help="dev accuracy the threshold keeps")
+    p.add_argument("--answered", type=float, default=ANSWERED, help="dev accuracy the threshold keeps")
     p.add_argument("--breakdown", action="store_true")
     p.add_argument("--test", action="store_true", help="score test and test_qc once")
     p.add_argument("--save", type=Path, help="write the chosen reranker into this model folder")
