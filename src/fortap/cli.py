@@ -724,6 +724,13 @@ from fortap.recover.cli import recover_command  # noqa: E402
 
 app.command("recover")(_fail_cleanly(recover_command))
 
+# `fortap addin manifest|oxt` live in fortap.addin.cli (typer only at import)
+from fortap.addin.cli import app as addin_app  # noqa: E402
+
+for _command in addin_app.registered_commands:
+    _command.callback = _fail_cleanly(_command.callback)
+app.add_typer(addin_app, name="addin")
+
 
 def unwrapped(doc: str | None) -> str | None:
     """A docstring with each paragraph on one line, so that rich wraps it to the terminal rather
