@@ -11,15 +11,16 @@ LibreOffice computed them, saves the document as .xlsx to `out`, then undoes onc
 command's cell again. Prints one JSON line of results.
 """
 
+import contextlib
 import importlib.util
 import json
 import os
 import shutil
 import subprocess
-import tempfile
-import zipfile
 import sys
+import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 import uno
@@ -115,14 +116,10 @@ def main():
         job = component(spec["oxt"], profile.parent)
         results = [run_case(ctx, desktop, job, case) for case in spec["cases"]]
         print(json.dumps(results))
-        try:
+        with contextlib.suppress(Exception):  # the bridge closes as soffice exits
             desktop.terminate()
-        except Exception:
-            pass  # the bridge closes as soffice exits
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # killed below
             office.wait(15)
-        except subprocess.TimeoutExpired:
-            pass  # killed below
     finally:
         if office.poll() is None:
             office.kill()

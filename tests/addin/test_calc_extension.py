@@ -74,7 +74,7 @@ def calc(tmp_path_factory):
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads(done.stdout.strip().splitlines()[-1])
-    return {name: (result, tmp / f"{name}-out.xlsx") for name, result in zip(cases, results)}
+    return {name: (result, tmp / f"{name}-out.xlsx") for name, result in zip(cases, results, strict=True)}
 
 
 def test_suggest_writes_the_total_and_calc_recomputes(calc):
