@@ -13,8 +13,13 @@ holds a traceback, an error is one line, and it stays under `--max-mb` and the t
     python bench/cli_fuzz.py --json out.json      # the whole corpus
     python bench/cli_fuzz.py --fast               # the CI subset (tests/test_cli_fuzz.py)
 
+Then (not with `--fast` or `--no-dense`) a generated book of 1.9 M cells of varied numbers
+(`dense_book`, under every reader limit): `ingest` must read it in at most 1.5 GB, and `audit`,
+`suggest` and `cell-types`, which hold far more a cell, must refuse it, naming their cap, within
+5 s; each row reports its peak memory per 100k cells.
+
 Targets (issue 46): at least 60 cases; 0 tracebacks, 0 hangs, 0 wrong exit codes, 0 errors
-longer than a line; the peak memory of every call under 1 GB.
+longer than a line; the peak memory of every call under 1 GB (the dense book's, above).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class Case:
     args: tuple[str, ...]
     expect: int | str  # 0, or "nonzero" for a refusal
     fast: bool = False  # part of the CI subset
+    seconds: float | None = None  # its own time limit (else `--timeout`)
 
 
 @dataclass
@@ -198,6 +204,7 @@ def cases(files: dict[str, Path], out: Path) -> list[Case]:
 
 
 def run_case(case: Case, cwd: Path, timeout: float, max_mb: float) -> Result:
+    timeout = case.seconds or timeout
     cmd = [sys.executable, "-c", MEASURE, str(timeout), sys.executable, "-m", "fortap", *case.args]
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout + 60)
     code, seconds, peak, out, err = json.loads(done.stdout)
@@ -214,10 +221,28 @@ def run_case(case: Case, cwd: Path, timeout: float, max_mb: float) -> Result:
                   lines, passed)  # fmt: skip
 
 
+DENSE_CELLS = 1_900_000  # the dense book's cells (`dense_book`: 95,000 rows of 20)
+REFUSE_S = 5.0  # a command that refuses the dense book must say so within this
+DENSE_MB = 1536.0  # or read it in at most this much memory
+
+
+def dense_cases(book: Path, out: Path) -> list[Case]:
+    """Each command that reads a whole book, on 1.9 M cells: it reads them in bounded memory
+    (ingest streams tables) or refuses the book, naming its cap, within `REFUSE_S`."""
+    return [
+        Case("dense ingest", ("ingest", str(book), "-o", str(out / "dense")), OK, seconds=600),
+        Case("dense audit", ("audit", str(book)), FAIL, seconds=REFUSE_S),
+        Case("dense suggest", ("suggest", str(book), "C3"), FAIL, seconds=REFUSE_S),
+        Case("dense cell-types", ("cell-types", str(book)), FAIL, seconds=REFUSE_S),
+    ]
+
+
 def run_all(
-    fast: bool = False, timeout: float = 60.0, max_mb: float = 1024.0, folder: Path | None = None
+    fast: bool = False, timeout: float = 60.0, max_mb: float = 1024.0, folder: Path | None = None,
+    dense: bool = False,
 ) -> tuple[list[Result], list[dict]]:
-    """Build the corpus, run the cases (only the CI subset when `fast`); results and targets."""
+    """Build the corpus, run the cases (only the CI subset when `fast`; the 1.9 M-cell book's
+    with `dense`); results and targets."""
     with tempfile.TemporaryDirectory(prefix="fortap-fuzz-", dir=folder) as tmp:
         root = Path(tmp)
         (root / "in").mkdir()
@@ -225,13 +250,22 @@ def run_all(
         chosen = [c for c in cases(files, root / "out") if c.fast or not fast]
         (root / "out").mkdir()
         results = [run_case(c, root, timeout, max_mb) for c in chosen]
+        if dense:
+            book = dense_book(root / "in" / "dense.xlsx", DENSE_CELLS // 20, 20)
+            results += [run_case(c, root, timeout, DENSE_MB)
+                        for c in dense_cases(book, root / "out")]  # fmt: skip
     return results, targets(results, fast, max_mb)
 
 
 def targets(results: list[Result], fast: bool, max_mb: float) -> list[dict]:
     wrong = sum(r.code != "hang" and not r.passed and not r.traceback for r in results)
-    peak = max((r.peak_mb for r in results), default=0.0)
-    rows = [
+    plain = [r for r in results if not r.name.startswith("dense ")]
+    peak = max((r.peak_mb for r in plain), default=0.0)
+    dense = [r for r in results if r.name.startswith("dense ")]
+    rows = [(f"{r.name}: peak MB per 100k cells (≤ {DENSE_MB:.0f} MB in all, or refused within "
+             f"{REFUSE_S:.0f} s)", round(r.peak_mb / (DENSE_CELLS / 1e5), 1),
+             round(DENSE_MB / (DENSE_CELLS / 1e5), 1), r.passed) for r in dense]  # fmt: skip
+    rows += [
         ("cases", len(results), 5 if fast else 60, len(results) >= (5 if fast else 60)),
         ("tracebacks", sum(r.traceback for r in results), 0, None),
         ("hangs", sum(r.code == "hang" for r in results), 0, None),
@@ -263,6 +297,37 @@ def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool =
                            b'.org/spreadsheetml/2006/main">' + ref + b"<sheetData>")  # fmt: skip
                 for _ in range(rows // 1000):
                     part.write(row * 1000)
+                part.write(b"</sheetData></worksheet>")
+    return path
+
+
+def dense_book(path: Path, rows: int = 95_000, cols: int = 20, seed: int = 0) -> Path:
+    """`rows` x `cols` cells of varied numbers and a header row, as a real export holds them
+    (about 12 MB for 1.9 M cells: under every reader limit, so each command must bound its own
+    memory or refuse the sheet)."""
+    import random
+
+    import openpyxl
+
+    rng = random.Random(seed)
+    plain = io.BytesIO()
+    openpyxl.Workbook().save(plain)
+    src = zipfile.ZipFile(plain)
+    letters = [chr(ord("A") + c) for c in range(cols)]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename != "xl/worksheets/sheet1.xml":
+                dst.writestr(info.filename, src.read(info.filename))
+                continue
+            with dst.open(info.filename, "w", force_zip64=True) as part:
+                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
+                           b'.org/spreadsheetml/2006/main"><sheetData><row r="1">'
+                           + b"".join(f'<c r="{x}1" t="inlineStr"><is><t>col {x}</t></is></c>'
+                                      .encode() for x in letters) + b"</row>")  # fmt: skip
+                for r in range(2, rows + 1):
+                    cells = "".join(f'<c r="{x}{r}"><v>{rng.random() * 1e4:.2f}</v></c>'
+                                    for x in letters)  # fmt: skip
+                    part.write(f'<row r="{r}">{cells}</row>'.encode())
                 part.write(b"</sheetData></worksheet>")
     return path
 
@@ -300,9 +365,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a call may take")
     ap.add_argument("--max-mb", type=float, default=1024.0, help="peak memory a call may use")
     ap.add_argument("--json", type=Path, help="write results and targets here")
+    ap.add_argument("--no-dense", action="store_true", help="without the 1.9 M-cell book")
     args = ap.parse_args()
     start = time.perf_counter()
-    results, met = run_all(args.fast, args.timeout, args.max_mb)
+    results, met = run_all(args.fast, args.timeout, args.max_mb, dense=not args.no_dense)
     print(f"{'case':44} {'expect':>7} {'code':>5} {'s':>6} {'MB':>7} ok")
     for r in results:
         print(f"{r.name[:44]:44} {str(r.expect):>7} {str(r.code):>5} {r.seconds:6.1f} "

@@ -82,12 +82,14 @@ def test_other_computation_is_not_a_break():
 
 
 def test_formula_leaving_out_a_term_of_its_block_is_a_break():
-    # D4 adds only C4 where its neighbours add B and C; E4 computes otherwise (a product
-    # of the same references), and a formula with a term more is another computation
+    # D4 adds only C4 where its neighbours add B and C; E4 multiplies the same references (an
+    # operator differing: the `differs` check's), and a formula with a term more is another
+    # computation
     grid = [["Item", "Q1", "Q2", "Sum", "Ratio", "Plus"]]
     grid += [[f"i{r}", r, 2 * r, f"=B{r}+C{r}", f"=B{r}+C{r}", f"=B{r}+C{r}"] for r in range(2, 7)]
     grid[3][3], grid[3][4], grid[3][5] = "=C4", "=B4*C4", "=B4+C4+C3"
-    (found,) = breaks(sheet_context(grid))
+    found, other = sorted(breaks(sheet_context(grid)), key=lambda b: b.cell)
+    assert (other.cell, other.differs, other.fix) == ((3, 4), "function", "=B4+C4")
     assert (found.cell, found.fix, found.dropped, found.by_one) == ((3, 3), "=B4+C4", True, False)
     assert found.detail == "a term left out (B4 of the block's formula)"
 

@@ -135,3 +135,33 @@ def test_a_follower_of_a_shared_formula_is_faulted_alone(tmp_path):
     assert after[(3, 1)].formula == "=A4*C5" and after[(5, 1)].formula == "=A6*C6"
     with pytest.raises(FaultWriteError, match="the head of a shared"):
         write_copy(src, tmp_path / "c.xlsx", [Fault("S", 0, 1, TYPED, "=A1*C1")])
+
+
+def test_the_edits_beyond_a_shifted_reference():
+    from fortap.audit.fault_edits import anchored, constant_for, swapped
+
+    from .grids import sheet_context
+
+    def every(edit):
+        return {edit(np.random.default_rng(s)) for s in range(30)}
+
+    text, cell = "=B7*C7", (6, 3)  # in D7
+    ast = parse_formula(text, "S", cell).ast
+    sc = sheet_context([[None] * 3] * 6 + [["x", 4, -0.5]])  # B7 = 4, C7 = -0.5
+    got = every(lambda rng: constant_for(text, ast, sc, "S", cell, rng))
+    assert got == {"=4*C7", "=B7*(-0.5)"}
+    assert every(lambda rng: anchored(text, ast, "S", cell, 0, rng)) == {"=B$7*C7", "=B7*C$7"}
+    assert every(lambda rng: anchored(text, ast, "S", cell, 1, rng)) == {"=$B7*C7", "=B7*$C7"}
+    mixed = "=SUM(B2:B5)/MAX(C1,C2)"
+    assert every(lambda rng: swapped(mixed, "S", cell, rng)) == {
+        "=AVERAGE(B2:B5)/MAX(C1,C2)", "=SUM(B2:B5)/MIN(C1,C2)"}  # fmt: skip
+    assert swapped("=SUMIF(A1:A3,1)", "S", cell, np.random.default_rng(0)) is None
+
+
+def test_a_plan_spreads_its_faults_over_the_kinds(tmp_path):
+    from fortap.audit.faults import FAULT_KINDS
+
+    src = literal_book(tmp_path / "a.xlsx")
+    faults = plan(contexts(src), 5, np.random.default_rng(0), gap=1)
+    assert len({f.kind for f in faults}) == len(faults) and {f.kind for f in faults} <= set(
+        FAULT_KINDS)  # fmt: skip

@@ -22,7 +22,9 @@ FACTS = {
               "lower_equal", "weak_equal", "match_score", "checked", "run_end", "total_line",
               "copy_block"},
     INCONSISTENT: {"block_share", "interior", "odd", "run_cells", "slip", "fix_differs",
-                   "dropped", "stops_short", "short_below", "blank_ends", "left_out"},
+                   "dropped", "stops_short", "short_below", "blank_ends", "left_out",
+                   "other_function", "constant_for_ref", "constant_is_value", "other_constant",
+                   "anchoring"},
 }  # fmt: skip
 
 

@@ -8,7 +8,8 @@ typed number the structure did not settle). A suggest call costs 10-45 ms, so as
 every number of a 10,000-number model would take minutes: the auditor puts those asks in one
 fixed order (`Found.priority`, the structure's pointers first; ties by sheet, row, column) and
 grants the first `AuditConfig.max_checks`, a count that keeps an audit to seconds and its
-findings the same on every run. `check_seconds` is a safety stop only (off by default): once
+findings the same on every run. The order and the grant are the whole book's even when only
+some sheets are audited, so a sheet's findings do not depend on whether the others are. `check_seconds` is a safety stop only (off by default): once
 the engine checks took that long no other starts, and `Audit.stopped` says so, since a run
 stopped by the clock checks as many numbers as the machine allowed. Each finding's facts are
 scored (`score.Weights`, one model per kind over the facts its checks declare); findings under
@@ -79,7 +80,7 @@ class Audit:
     checked: int  # of them, given the engine's candidates
     formulas: int  # formula cells in the sheets audited
     labels: int  # typed years and codes read as labels (`labels`), not audited
-    planned: int  # engine checks the budget allows: min(max_checks, findings asking for one)
+    planned: int  # engine checks the book's budget grants the sheets audited (`audit`)
     stopped: bool  # the safety stop (`check_seconds`) ended the checks before `planned`
     seconds: float  # wall time of the audit (the one field that differs between runs)
 
@@ -109,15 +110,23 @@ def audit(
     cfg: AuditConfig | None = None,
     update: Callable[[float, str], None] | None = None,
 ) -> Audit:
-    """Findings of the sheets named (default: all), best score first."""
+    """Findings of the sheets named (default: all), best score first. The engine's checks are
+    granted over the whole book, then those of the sheets named run: a sheet's findings are the
+    same whether it is audited alone or with the rest of its workbook."""
     begin = time.perf_counter()
     cfg = cfg or AuditConfig()
     weights, cut = cfg.load_weights(), cfg.cutoff()
-    read = [read_sheet(sg, name, cfg.top) for name in sheets or sg.context.sheet_names()]
-    found = _find(read, checks.CHECKS)
-    queue = plan(found)
-    planned = min(cfg.max_checks, len(queue))
-    done, stopped = _ask_engine(found, queue[:planned], cfg.check_seconds, update)
+    every = [read_sheet(sg, name, cfg.top) for name in sg.context.sheet_names()]
+    chosen = set(sheets or sg.context.sheet_names())
+    if unknown := sorted(chosen - set(sg.context.sheet_names())):
+        raise FortapError(f"no sheet {', '.join(map(repr, unknown))} in {sg.workbook.path}")
+    read = [s for s in every if s.name in chosen]
+    found = _find(every, checks.CHECKS)
+    granted = plan(found)[: cfg.max_checks]  # the book's budget, in its one order
+    found = {key: v for key, v in found.items() if key[1] in chosen}
+    granted = [key for key in granted if key[1] in chosen]
+    planned = len(granted)
+    done, stopped = _ask_engine(found, granted, cfg.check_seconds, update)
     scored = [_scored(check, sheet, f, weights) for (_, sheet, _), (check, f) in found.items()]
     kept = [f for f in scored if f.score >= cut[f.kind]]
     kept.sort(key=lambda f: (-f.score, f.sheet, f.row, f.col))

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 AUDIT_CHECKS = 300  # `AuditConfig.max_checks`, kept here so that start-up imports no engine
+MAX_AUDIT_CELLS = 500_000  # cells with content a book may hold to be audited: ~2.3 kB each
 
 
 def audit_command(
@@ -84,7 +85,7 @@ def audit_command(
     given = {} if min_score is None else {"min_score": min_score}
     cfg = AuditConfig(max_checks=max_checks, check_seconds=check_seconds, **given)
     with native_stderr_silenced():
-        sg = open_book(book, ranker=ranker)
+        sg = open_book(book, ranker=ranker, max_cells=MAX_AUDIT_CELLS)
         names = None if sheet is None else [find_sheet(sheet, sg.workbook.sheets, str(book)).name]
         with progress("audit", max_checks) as update:
             done = audit(sg, names, cfg, update)

@@ -19,16 +19,13 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
-from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
 from fortap.audit.faults import TYPED, Fault
 from fortap.formula.references import column_index
 from fortap.sheet.model import a1
+from fortap.sheet.sheet_part import sheet_parts
 
-MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 CALC_CHAIN = "xl/calcChain.xml"
 _CHAIN_TYPE = re.compile(rb'<Override[^>]*?PartName="/xl/calcChain\.xml"[^>]*/>')
 _CHAIN_REL = re.compile(rb'<Relationship[^>]*?Target="[^"]*calcChain\.xml"[^>]*/>')
@@ -38,18 +35,6 @@ _CELL_REF = re.compile(r'\sr="([A-Z]+)(\d+)"')
 
 class FaultWriteError(ValueError):
     """A fault that cannot be written into the file (its cell is not found as expected)."""
-
-
-def sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
-    """Sheet name -> the zip member holding its XML."""
-    book = ElementTree.fromstring(z.read("xl/workbook.xml"))
-    rels = ElementTree.fromstring(z.read("xl/_rels/workbook.xml.rels"))
-    target = {r.get("Id"): r.get("Target", "") for r in rels.iter(f"{PKG_REL}Relationship")}
-    out = {}
-    for s in book.iter(f"{MAIN}sheet"):
-        t = target.get(s.get(f"{REL}id"), "")
-        out[s.get("name")] = t.lstrip("/") if t.startswith("/") else "xl/" + t
-    return out
 
 
 def heads(path: Path) -> frozenset[tuple[str, int, int]]:

@@ -23,11 +23,13 @@ import numpy as np
 from fortap.audit.auditor import Audit, AuditConfig, audit
 from fortap.audit.evidence import number_of
 from fortap.audit.fault_files import heads, write_copy
-from fortap.audit.faults import FAULT_KINDS, SHIFTED, TYPED, Fault, plan
+from fortap.audit.faults import FAULT_KINDS, TYPED, Fault, plan
 from fortap.audit.findings import INCONSISTENT, MISSING
 from fortap.suggest import api
 
-KIND_OF = {TYPED: MISSING, SHIFTED: INCONSISTENT}  # the finding each slip should raise
+# the finding each slip should raise: a formula typed over is missing, any other edit breaks
+# its block
+KIND_OF = {k: MISSING if k == TYPED else INCONSISTENT for k in FAULT_KINDS}
 Z95 = 1.959964
 
 
@@ -66,8 +68,8 @@ def timed_audit(path: Path, cfg: AuditConfig) -> tuple[api.Suggester, Audit, dic
 
 
 def with_value(sg: api.Suggester, f: Fault) -> Fault:
-    """A shifted fault with the value its formula shows on the original (None: no number)."""
-    if f.kind != SHIFTED:
+    """A fault's edited formula with the value it shows on the original (None: no number)."""
+    if f.after is None:
         return f
     with api.native_stderr_silenced():
         got = number_of(api.preview(sg, f.sheet, (f.row, f.col), f.after))

@@ -11,8 +11,11 @@ less one that reads a number (`=D9` among `=C·+D·`: a term left out; on the tw
 16 of 24 such TASI cells and 19 of 24 ExceLint ones are in the key, against 1 of 32 with one
 term more; a running balance's first cell, `=B2` over `=C2+B3`, would read a header: no term
 is left out). A cell whose ranges cover more cells of its run than its block's formula would
-aggregates the block (a total under its column) and is not compared with it. The fix is the
-block's formula re-anchored to the cell (`suggest.api.reanchor`) from its nearest member.
+aggregates the block (a total under its column) and is not compared with it. A cell inside
+a dragged stretch (both neighbours hold the block's formula) whose references are all the
+block's but one other part differs (`differences.compare`: a function or operator, a
+constant, or only its `$`s) breaks it too (`Break.differs`). The fix is the block's formula
+re-anchored to the cell (`suggest.api.reanchor`) from its nearest member.
 
 How much the cell breaks its block is measured as well (ExceLint scores a cell by how much
 fixing it would make its region uniform): whether each of its references that differ from the
@@ -25,6 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from fortap.audit.differences import ANCHORING, CONSTANT, REFERENCE, Part, compare
 from fortap.audit.structure import AXES, AXIS_NAMES, Run, dominant, nearest, runs
 from fortap.formula import Formula
 from fortap.formula.references import ref_box, ref_r1c1
@@ -49,6 +53,11 @@ class Break:
     detail: str  # how the references differ, in words
     by_one: bool  # some reference differs from the fix's, and each that does moved by one
     dropped: bool = False  # another sketch: the block's references less one (a term left out)
+    # what differs, when not the references (`differences`): FUNCTION, CONSTANT,
+    # OTHER_CONSTANT or ANCHORING, with the parts of that kind; "" for the references
+    differs: str = ""
+    parts: tuple[Part, ...] = ()
+    block_cells: int = 0  # cells of the run holding the block's formula
 
 
 def breaks(sc: SheetContext) -> list[Break]:
@@ -89,14 +98,23 @@ def _break(sc: SheetContext, at: int, run: Run, texts: list[str], block: str,
     cell = run.cells[at]
     formula = sc.formulas[sc.index[cell]]
     model = sc.formulas[sc.index[run.cells[nearest(members, at)]]]
-    dropped = model.sketch != formula.sketch
-    if dropped and not _left_out(formula, model):
-        return None
     copy = reanchor(model, cell)
-    if copy is None or _aggregates(formula, copy.refs, run, cell):
+    if copy is None:
         return None
     sides = [i for i in (at - 1, at + 1) if 0 <= i < len(texts)]
     interior = len(sides) == 2 and all(texts[i] == block for i in sides)
+    # another part than a reference only inside a dragged stretch: a run of two stretches (`+`
+    # down to row 6, `-` below) holds two computations, no slip
+    differs, parts = _other_part(formula, model, copy.refs) if interior else ("", ())
+    if differs:
+        return Break(cell, run, formula, model, count[block] / len(texts), interior,
+                     count[texts[at]], "=" + copy.text.lstrip("="), _said(parts), False,
+                     differs=differs, parts=parts, block_cells=count[block])  # fmt: skip
+    dropped = model.sketch != formula.sketch
+    if dropped and not _left_out(formula, model):
+        return None
+    if _aggregates(formula, copy.refs, run, cell):
+        return None
     own, expected = [ref_box(r) for r in refs_of(formula.ast)], [ref_box(r) for r in copy.refs]
     if dropped:
         gone = [b for b in expected if b not in own]  # boxes all (`_left_out`): one, or none
@@ -111,7 +129,31 @@ def _break(sc: SheetContext, at: int, run: Run, texts: list[str], block: str,
         by_one = bool(pairs) and all(_one_off(got, want) for got, want in pairs or ())
     return Break(cell, run, formula, model, count[block] / len(texts), interior,
                  count[texts[at]], "=" + copy.text.lstrip("="), detail or "its references are "
-                 "the block's less one", by_one, dropped)  # fmt: skip
+                 "the block's less one", by_one, dropped, block_cells=count[block])  # fmt: skip
+
+
+def _other_part(formula: Formula, model: Formula, moved) -> tuple[str, tuple[Part, ...]]:
+    """What differs when it is not the references (`differences.compare`): one function,
+    operator or constant with every reference the block's, or only `$`s; ("", ()) else."""
+    parts = compare(formula.ast, model.ast, moved)
+    if not parts or any(p.kind == REFERENCE for p in parts):
+        return "", ()
+    other = [p for p in parts if p.kind != ANCHORING]
+    if not other:
+        return ANCHORING, tuple(parts)
+    # one part only: two (`=A3*2` among `=A·+1`) make another computation, not a slip
+    return (other[0].kind, (other[0],)) if len(parts) == 1 else ("", ())
+
+
+def _said(parts: tuple[Part, ...]) -> str:
+    """The parts in words, for `describe`: `AVERAGE where its block uses SUM`."""
+    p = parts[0]
+    if p.kind == ANCHORING:
+        own, theirs = ", ".join(q.own for q in parts), ", ".join(q.block for q in parts)
+        return f"{own} where its block reads {theirs}: the same value here, another once filled"
+    if p.kind == CONSTANT:
+        return f"the constant {p.own} where its block reads {p.block}"
+    return f"{p.own} where its block uses {p.block}"
 
 
 def _left_out(formula: Formula, model: Formula) -> bool:

@@ -6,13 +6,17 @@ gigabytes before the cell cap in `ReadLimits.max_cells` could fire. `check_sheet
 it first, from what is cheap to know: the part's declared size and compression ratio in the
 zip directory, the `<dimension>` the sheet declares, and, when the part is large enough to hold
 more cells than the cap allows, a count of its `<c>` elements over the decompressed bytes
-(a byte search, no XML parsing, constant memory).
+(a byte search, no XML parsing, constant memory). `content_cells` counts each worksheet's cells
+with a value or a formula the same way, before anything is parsed, for a command that refuses
+sheets past its own bound (`fortap cell-types`).
 """
 
 from __future__ import annotations
 
 import re
 import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
 
 from fortap.errors import SheetError
 from fortap.sheet.limits import ReadLimits
@@ -23,6 +27,38 @@ _DIMENSION = re.compile(
 )
 _ROOT_PREFIX = re.compile(rb"<(\w+:)?worksheet[\s>]")
 _CHUNK = 1 << 20
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+
+def sheet_parts(z: zipfile.ZipFile) -> dict[str, str]:
+    """Sheet name -> the zip member holding its XML, in the workbook's order."""
+    book = ElementTree.fromstring(z.read("xl/workbook.xml"))
+    rels = ElementTree.fromstring(z.read("xl/_rels/workbook.xml.rels"))
+    target = {r.get("Id"): r.get("Target", "") for r in rels.iter(f"{_PKG_REL}Relationship")}
+    out = {}
+    for s in book.iter(f"{_MAIN}sheet"):
+        t = target.get(s.get(f"{_REL}id"), "")
+        out[s.get("name")] = t.lstrip("/") if t.startswith("/") else "xl/" + t
+    return out
+
+
+def content_cells(path: Path) -> dict[str, int]:
+    """Sheet name -> its cells holding a value or a formula (`<v>`, `<f>` without a cached
+    value is not counted, inline strings are), counted over the decompressed bytes without
+    parsing; {} for a file that is not an .xlsx/.xlsm package (the reader judges those)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            out = {}
+            for name, part in sheet_parts(z).items():
+                if part in z.namelist():
+                    with z.open(part) as src:
+                        head = src.read(4096)
+                        out[name] = _count(head, src, (b"v>", b"is>"))
+            return out
+    except (OSError, zipfile.BadZipFile, KeyError, ElementTree.ParseError):
+        return {}
 
 
 def check_sheet_part(archive: zipfile.ZipFile, part: str, limits: ReadLimits, book: str,
@@ -61,14 +97,22 @@ def _count_cells(head: bytes, src) -> int:
     """`<c` openings in the part (with the root's namespace prefix, if it has one): every cell,
     plus the few other elements whose names start with c (`<cols>`, `<cfRule>`), which a cap of
     millions of cells does not notice. Text never holds a raw `<`, so values cannot add any."""
+    return _count(head, src, (b"c",))
+
+
+def _count(head: bytes, src, names: tuple[bytes, ...]) -> int:
+    """Openings `<` + the root's namespace prefix + each of `names`, over the part's bytes."""
     root = _ROOT_PREFIX.search(head)
-    pattern = b"<" + ((root.group(1) or b"") if root else b"") + b"c"
-    keep = len(pattern) - 1  # a match cut by a chunk boundary is found in the next one
-    count, tail, chunk = 0, b"", head
+    prefix = b"<" + ((root.group(1) or b"") if root else b"")
+    patterns = [prefix + n for n in names]
+    # a match cut by a chunk boundary is found in the next one: each pattern keeps the bytes
+    # one shorter than itself, which cannot hold a whole match already counted
+    count, tails, chunk = 0, [b""] * len(patterns), head
     while chunk:
-        data = tail + chunk
-        count += data.count(pattern)
-        tail = data[-keep:]
+        for i, p in enumerate(patterns):
+            data = tails[i] + chunk
+            count += data.count(p)
+            tails[i] = data[-(len(p) - 1):]
         chunk = src.read(_CHUNK)
     return count
 

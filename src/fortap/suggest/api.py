@@ -29,7 +29,7 @@ from fortap.suggest.candidates.anchor import Copy, reanchor, refs_of
 from fortap.suggest.candidates.base import MODEL_SOURCE
 from fortap.suggest.cells import find_sheet
 from fortap.suggest.context import SheetContext, Target
-from fortap.suggest.engine import Suggester, Suggestion
+from fortap.suggest.engine import MAX_BOOK_CELLS, Suggester, Suggestion
 from fortap.suggest.preview import Preview
 
 __all__ = [
@@ -52,10 +52,11 @@ __all__ = [
 Cell = tuple[int, int]  # 0-based row, col
 
 
-def open_book(path: Path, ranker: Path | None = None) -> Suggester:
+def open_book(path: Path, ranker: Path | None = None, max_cells: int = MAX_BOOK_CELLS) -> Suggester:
     """The workbook at `path` read once for suggestions and previews, ranked by the ranker
-    folder `ranker` (None: the shipped one); a `FortapError` when it cannot be read."""
-    return Suggester.open(path, ranker=ranker)
+    folder `ranker` (None: the shipped one); a `FortapError` when it cannot be read or holds
+    more than `max_cells` cells with content."""
+    return Suggester.open(path, ranker=ranker, max_cells=max_cells)
 
 
 def preview(sg: Suggester, sheet: str, cell: Cell, formula: str,

@@ -35,6 +35,9 @@ from fortap.suggest.preview_budget import CallBudget
 SHORTLIST_EXTRA = 3  # previews computed for the ranker's top k + 3
 
 
+MAX_BOOK_CELLS = 1_000_000  # cells with content a book may hold: about 1.3 kB each once read
+
+
 @dataclass(frozen=True)
 class Suggestion:
     """One ranked suggestion with the value it would produce in the cell."""
@@ -113,16 +116,25 @@ class Suggester:
         model: Path | None = None,
         limits: ReadLimits | None = None,
         cache_dir: Path | None = None,
+        max_cells: int = MAX_BOOK_CELLS,
     ) -> Suggester:
         """Read `path` once (.xlsx/.xlsm/.xls/.ods/.csv), load the ranker, the preview engine
         and the formula-prediction model in folder `model` (None: no model candidates).
 
         Raises `FortapError` (the reader's `SheetError` for an unreadable workbook; one error
-        naming the folder for a model folder that is missing or not a model).
+        naming the folder for a model folder that is missing or not a model; one naming the
+        cap for a package holding more than `max_cells` cells with content, counted from its
+        bytes before anything is read).
         """
         from fortap.sheet.read import DEFAULT_LIMITS, read_workbook
+        from fortap.sheet.sheet_part import content_cells
 
         path = Path(path)
+        held = sum(content_cells(path).values()) if path.is_file() else 0
+        if held > max_cells:
+            raise FortapError(f"{path}: {held:,} cells with content; this command reads at most "
+                              f"{max_cells:,} (memory grows with every cell): give a copy "
+                              "holding the sheets you want")  # fmt: skip
         source = None
         if model is not None:
             from fortap.suggest.candidates.model import ModelSource

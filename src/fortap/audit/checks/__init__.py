@@ -2,7 +2,8 @@
 
 - `short_totals`: a column total whose range stops short of its numbers or reaches past them
   into empty cells (`inconsistent-formula`);
-- `breaks`: a formula that breaks the block of formulas around it (`inconsistent-formula`);
+- `breaks`: a formula that breaks the block of formulas around it, in a reference or another
+  part (`differs`: a function, operator, constant or anchoring) (`inconsistent-formula`);
 - `typed_numbers`: every typed number, scored as a `missing-formula` from its hole in a run or a
   line of totals and, within the auditor's budget, the suggestion engine's candidates.
 

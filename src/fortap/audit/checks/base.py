@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from fortap.audit.findings import KINDS
+from fortap.audit.inconsistent import Break, breaks
 from fortap.audit.labels import labels
 from fortap.audit.missing import numbers
 from fortap.errors import FortapError
@@ -58,6 +59,11 @@ class AuditedSheet:
     def typed(self) -> set[Cell]:
         """The typed numbers an audit scores: every one but the labels."""
         return self.numbers - self.labels
+
+    @cached_property
+    def breaks(self) -> list[Break]:
+        """The formulas breaking a block (`inconsistent.breaks`), measured once a sheet."""
+        return breaks(self.context)
 
 
 def read_sheet(sg: Suggester, name: str, top: int = 3) -> AuditedSheet:

@@ -1,7 +1,8 @@
 """The `breaks` check: a formula that breaks the block of formulas around it.
 
 `inconsistent.breaks` measures them (a formula whose R1C1 differs from its block's, with the
-same computation or the block's references less one); a cell flagged along both its column and
+same computation or the block's references less one, or one other part differing:
+`checks.differs` gives its facts and words); a cell flagged along both its column and
 its row is one finding, the break inside its block first, then the one whose block holds more of
 the run. The fix is the block's formula re-anchored to the cell; previewed there (the cell
 hidden), it says whether the cell's value would change (`fix_differs`).
@@ -10,10 +11,11 @@ hidden), it says whether the cell's value would change (`fix_differs`).
 from __future__ import annotations
 
 from fortap.audit import evidence
+from fortap.audit.checks import differs
 from fortap.audit.checks.base import AuditedSheet, Check, Fact, Found
 from fortap.audit.display import same_shown
 from fortap.audit.findings import INCONSISTENT
-from fortap.audit.inconsistent import Break, breaks, describe
+from fortap.audit.inconsistent import Break, describe
 from fortap.audit.structure import best_per_cell
 from fortap.sheet.model import a1
 from fortap.suggest import api
@@ -30,12 +32,13 @@ FACTS = (
     Fact("slip", "the block's share if the cell is inside it and its references slipped by one"),
     Fact("dropped", "another sketch: the block's references less one (a term left out)"),
     Fact("fix_differs", "the fix shows another number than the cell (only when both are numbers)"),
+    *differs.FACTS,  # what differs when not a reference (`Break.differs`)
 )
 
 
 def find(sheet: AuditedSheet) -> list[Found]:
     """One finding per formula cell that breaks a block (`inconsistent.breaks`)."""
-    return [_found(sheet, b) for b in best_per_cell(breaks(sheet.context), _rank)]
+    return [_found(sheet, b) for b in best_per_cell(sheet.breaks, _rank)]
 
 
 def _rank(b: Break) -> tuple:
@@ -59,12 +62,16 @@ def _found(sheet: AuditedSheet, b: Break) -> Found:
     }
     cell = sheet.context.sheet.cell(*b.cell)
     text = f"{a1(*b.cell)}: {describe(b)}; expected {b.fix}"
+    if b.differs:  # another function, operator, constant or anchoring: said so
+        more, said = differs.facts_and_words(sheet, b)
+        facts |= more
+        text = f"{a1(*b.cell)}: {b.formula.text}: {said}; expected {b.fix}"
     got = evidence.fix_value(sg, name, b.cell, b.fix)
     shown = evidence.number_of(api.current(sg, name, b.cell))
     if got is not None and shown is not None:
-        differs = not same_shown(got, shown, cell.style.number_format)
-        facts["fix_differs"] = float(differs)
-        text += f" (gives {got:,.10g}, the cell shows {shown:,.10g})" if differs else ""
+        changed = not same_shown(got, shown, cell.style.number_format)
+        facts["fix_differs"] = float(changed)
+        text += f" (gives {got:,.10g}, the cell shows {shown:,.10g})" if changed else ""
     return Found(b.cell, facts, text, b.fix)
 
 

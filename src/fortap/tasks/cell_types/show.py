@@ -28,6 +28,7 @@ from fortap.formula.references import parse_address
 from fortap.outputs import atomic_path, check_file
 from fortap.sheet.model import Region, Sheet, a1, column_letter
 from fortap.sheet.occupied import squeeze
+from fortap.sheet.sheet_part import content_cells
 from fortap.table.detect import build_table
 from fortap.table.model import Table
 from fortap.tasks.cell_types.cell_typer import SHIPPED, CellTyper
@@ -80,6 +81,7 @@ class TypedSheet:
 def pick_sheet(book: Path, name: str | None) -> Sheet:
     from fortap.sheet.read import read_workbook
 
+    refuse_large(book, name)
     sheets = read_workbook(book).sheets
     if not sheets:
         raise FortapError(f"{book}: no sheet with cells")
@@ -89,6 +91,21 @@ def pick_sheet(book: Path, name: str | None) -> Sheet:
     if not found:
         raise FortapError(f"{book}: no sheet {name!r}; sheets: {', '.join(s.name for s in sheets)}")
     return found[0]
+
+
+def refuse_large(book: Path, name: str | None) -> None:
+    """Refuse, before anything is read, the sheet `name` (else the first with cells) when its
+    file says it holds more than `MAX_TYPED_CELLS` cells with content (`content_cells`)."""
+    counted = content_cells(book)
+    name = name if name is not None else next((n for n, k in counted.items() if k), None)
+    if counted.get(name, 0) > MAX_TYPED_CELLS:
+        too_large(book, name, counted[name])
+
+
+def too_large(book: Path, sheet: str, cells: int) -> None:
+    raise FortapError(f"{book}: sheet {sheet!r} has {cells:,} cells with content; cell-types "
+                      f"types at most {MAX_TYPED_CELLS:,} (about 1.4 GB of memory): type a "
+                      "smaller sheet, or a copy holding the table you want typed")  # fmt: skip
 
 
 def load_typer(model_dir: Path | None) -> tuple[CellTyper, str]:
@@ -109,10 +126,7 @@ def type_sheet(book: Path, sheet_name: str | None, typer: CellTyper) -> TypedShe
     model says (`own_formulas`), its formula computed first when the file holds no value."""
     original = pick_sheet(book, sheet_name)
     if len(original.cells) > MAX_TYPED_CELLS:  # typing holds ~4.5 kB a cell: refuse, not swap
-        raise FortapError(f"{book}: sheet {original.name!r} has {len(original.cells):,} cells "
-                          f"with content; cell-types types at most {MAX_TYPED_CELLS:,} (about "
-                          "1.4 GB of memory): type a smaller sheet, or a copy holding the "
-                          "table you want typed")  # fmt: skip
+        too_large(book, original.name, len(original.cells))
     if uncached(original):
         original = read_computed(book, lambda copy: pick_sheet(copy, sheet_name))
     typed, own = type_cells(typer, original)  # sheet coordinates
@@ -211,6 +225,7 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
     if png is not None:
         check_file(png, "--png", overwrite, ".png")
     console = console or Console()
+    refuse_large(book, sheet)  # before the model loads: seconds, not a minute
     typer, model_name = load_typer(model)
     typed = type_sheet(book, sheet, typer)
     if as_json:
