@@ -3,7 +3,7 @@
 // (POST /addin/suggest); the sheet itself is sent only when the service does not hold that hash
 // (POST /addin/sheets), so a selection change costs one small request. The chosen formula,
 // a finding's fix and an answer's formula are written through Excel (range.formulas), so
-// Excel recomputes them and Undo works.
+// Excel recomputes them.
 "use strict";
 
 const TOKEN = document.querySelector('meta[name="fortap-token"]').content;
