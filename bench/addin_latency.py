@@ -91,9 +91,18 @@ class Pane:
         if body is not None:
             data = json.dumps(body)
             headers["Content-Type"] = "application/json"
-        self.conn.request(method, path, body=data, headers=headers)
-        response = self.conn.getresponse()
-        return response.status, response.read().decode()
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, path, body=data, headers=headers)
+                response = self.conn.getresponse()
+                return response.status, response.read().decode()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                # uvicorn closes a keep-alive connection idle for 5 s (the bench reads the next
+                # book meanwhile); a browser opens a new one, and so does this client
+                self.conn.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def suggest(self, grid: dict, digest: str, cell: str) -> tuple[float, bool]:
         """(ms, whether the sheet had to be sent) for one selection."""
@@ -157,6 +166,7 @@ def main() -> None:
         args.data = Path("/")
     else:
         books = largest_books([args.data / f for f in FOLDERS], args.books, args.ingest_report)
+    print("books:", ", ".join(f"{p} ({n:,} formula cells)" for p, n in books), flush=True)
     load_before = os.getloadavg()[0]
     rows, cached, engine, firsts = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="fortap-addin-bench-") as tmp:

@@ -48,6 +48,7 @@ COMMAND_ORDER = (
     "recover",
     "train-ranker",
     "serve",
+    "addin",
     "demo",
 )
 
