@@ -80,3 +80,30 @@ def test_without_addin_there_is_no_pane():
 
     with TestClient(create_app(ServeConfig()), base_url="http://127.0.0.1:8000") as client:
         assert client.get("/addin/taskpane.html").status_code == 404
+
+
+def test_office_js_is_served_from_npm_for_offline_use():
+    from fastapi.testclient import TestClient
+
+    from tests.addin.served import OFFICE_JS
+
+    if not (OFFICE_JS / "office.js").is_file():
+        pytest.skip(f"{OFFICE_JS} not found: scripts/setup.sh runs npm ci")
+    app = create_app(ServeConfig(port=PORT, addin=True, office_js=OFFICE_JS))
+    with TestClient(app, base_url=f"https://localhost:{PORT}") as client:
+        got = client.get("/addin/office-js/office.js")
+    assert got.status_code == 200 and "Office" in got.text
+
+
+def test_the_certificate_is_made_once_for_the_loopback(tmp_path):
+    from cryptography import x509
+
+    from fortap.service.certs import ensure_cert
+
+    cert, key = ensure_cert(tmp_path)
+    assert key.stat().st_mode & 0o777 == 0o600
+    names = x509.load_pem_x509_certificate(cert.read_bytes()).extensions.get_extension_for_class(
+        x509.SubjectAlternativeName).value  # fmt: skip
+    assert names.get_values_for_type(x509.DNSName) == ["localhost"]
+    first = cert.read_bytes()
+    assert ensure_cert(tmp_path) == (cert, key) and cert.read_bytes() == first  # reused
