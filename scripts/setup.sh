@@ -31,7 +31,7 @@ fi
 
 # python3-uno (the Calc extension's test), nodejs and npm (the Excel add-in's packages)
 need=()
-/usr/bin/python3 -c "import uno" >/dev/null 2>&1 || need+=(python3-uno libreoffice-script-provider-python)
+dpkg -s python3-uno libreoffice-script-provider-python >/dev/null 2>&1 || need+=(python3-uno libreoffice-script-provider-python)
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
