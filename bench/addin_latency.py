@@ -51,6 +51,11 @@ def office_grid(path: Path, sheet: str) -> dict:
     """The sheet's used range as Office.js reads it: values, formulas, number formats."""
     import openpyxl
 
+    if path.suffix.lower() not in {".xlsx", ".xlsm"}:  # .xls/.ods: LibreOffice's .xlsx, cached
+        from fortap.sheet.convert import convert_to_xlsx
+        from fortap.sheet.limits import ReadLimits
+
+        path = convert_to_xlsx([path], ReadLimits())[path]
     shown = openpyxl.load_workbook(path, data_only=True)[sheet]
     ws = openpyxl.load_workbook(path)[sheet]
     rows, cols = ws.max_row, ws.max_column
@@ -96,7 +101,7 @@ class Pane:
                 self.conn.request(method, path, body=data, headers=headers)
                 response = self.conn.getresponse()
                 return response.status, response.read().decode()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            except (http.client.RemoteDisconnected, OSError):  # an SSL EOF among them
                 # uvicorn closes a keep-alive connection idle for 5 s (the bench reads the next
                 # book meanwhile); a browser opens a new one, and so does this client
                 self.conn.close()
@@ -125,7 +130,8 @@ def start_server(cert_dir: Path) -> tuple[subprocess.Popen, int]:
     sock.close()
     command = [sys.executable, "-m", "fortap", "serve", "--addin", "--quiet", "--port", str(port),
                "--cert-dir", str(cert_dir)]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = (cert_dir / "serve.log").open("wb")
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -134,7 +140,7 @@ def start_server(cert_dir: Path) -> tuple[subprocess.Popen, int]:
         except OSError:
             time.sleep(0.2)
     server.kill()
-    raise SystemExit(f"fortap serve --addin did not start: {server.stderr.read().decode()[-500:]}")
+    raise SystemExit(f"fortap serve --addin did not start: {(cert_dir / 'serve.log').read_text()[-500:]}")
 
 
 def sheet_and_cells(sg: Suggester, n: int) -> tuple[str, list[str]]:
@@ -158,11 +164,13 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--ingest-report", type=Path, default=None)
     ap.add_argument("--book", type=Path, action="append", default=None,
-                    help="time these workbooks instead (repeatable)")
+                    help="time these workbooks instead (repeatable; PATH or PATH:FORMULA_CELLS)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     if args.book:
-        books = [(p.resolve(), 0) for p in args.book]
+        books = [(Path(str(p).rsplit(":", 1)[0]).resolve(),
+                  int(str(p).rsplit(":", 1)[1].replace(",", "")) if ":" in str(p) else 0)
+                 for p in args.book]  # fmt: skip
         args.data = Path("/")
     else:
         books = largest_books([args.data / f for f in FOLDERS], args.books, args.ingest_report)
