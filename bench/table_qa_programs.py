@@ -133,8 +133,8 @@ def fit(args) -> None:
         {"name": "dev superlative", "value": after.get("superlative", {}).get("accuracy"), "target": 0.40},
     ]
     if args.test:
-        for split in ("test", "test_qc"):
-            items, groups, labels = load(args, split if split == "test" else "test_qc")
+        for split in args.test:
+            items, groups, labels = load(args, split)
             r, t_raw = chosen(reranker, groups, labels)
             s = score([scored(i, p.run, p.op) for i, p in
                        zip(items, as_predictions(reranker, groups), strict=True)])  # fmt: skip
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
     p.add_argument("--train-most", type=int, default=2000)
     p.add_argument("--answered", type=float, default=ANSWERED, help="dev accuracy the threshold keeps")
     p.add_argument("--breakdown", action="store_true")
-    p.add_argument("--test", action="store_true", help="score test and test_qc once")
+    p.add_argument("--test", nargs="*", default=[], help="score these files once (test test_qc)")
     p.add_argument("--save", type=Path, help="write the chosen reranker into this model folder")
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
