@@ -71,3 +71,36 @@ def test_threshold_is_the_lowest_keeping_the_wanted_accuracy():
     assert choose_threshold(conf, [False, True, True, True], 0.75) == 0.2
     assert choose_threshold(conf, [False, False, True, True], 0.9) == 0.6
     assert choose_threshold(conf, [False] * 4, 0.5) == 1.0
+
+
+def test_ask_with_a_reranker_gives_its_confidence_and_the_next_best(tmp_path):
+    import json
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from fortap.cli import app
+    from fortap.tasks.table_qa.answerer import TableAnswerer, write_rerank
+    from fortap.tasks.table_qa.ask import SHIPPED
+    from tests.tasks.table_qa.tiny import RAW
+
+    folder = tmp_path / "model"
+    shutil.copytree(SHIPPED, folder)
+    groups, labels = _fitted()
+    reranker = fit_reranker(groups, labels, RerankConfig(rounds=10, leaves=4, min_child=1))
+    reranker.threshold = 1.01  # every answer uncertain
+    write_rerank(folder, reranker)
+    loaded = TableAnswerer.load(folder).reranker
+    assert loaded.record() == json.loads((folder / "model.json").read_text())["head"]["rerank"]
+    table = tmp_path / "tiny.json"
+    table.write_text(json.dumps(RAW))
+    found = CliRunner().invoke(app, ["ask", str(table), "difference between ontario and quebec "
+                                     "in 2015?", "--model", str(folder), "--json"])  # fmt: skip
+    assert found.exit_code == 0, found.output
+    record = json.loads(found.output)
+    assert 0.0 <= record["confidence"] <= 1.0 and record["uncertain"] is True
+    assert record["next_best"]["formula"] and record["next_best"]["confidence"] is not None
+    shown = CliRunner().invoke(app, ["ask", str(table), "how many in quebec in 2015?",
+                                     "--model", str(folder)])  # fmt: skip
+    assert "(uncertain: below the model's threshold)" in shown.output
+    assert "next best (" in shown.output
