@@ -105,7 +105,8 @@ def fit(args) -> None:
     train = load(args, "train", args.train_most)
     dev = load(args, "dev")
     print(f"train {len(train[0])} questions, dev {len(dev[0])}")
-    reranker, rows = choose(train[1:], dev[1:], GRID, args.answered,
+    grid = [c for c in GRID if c.objective in args.objective]
+    reranker, rows = choose(train[1:], dev[1:], grid, args.answered,
                             lambda line: print(line, flush=True))  # fmt: skip
     right, raw = chosen(reranker, dev[1], dev[2])
     conf = [reranker.confidence(r) for r in raw]
@@ -183,6 +184,8 @@ def main(argv=None) -> int:
     p.add_argument("--train-most", type=int, default=2000)
     p.add_argument("--answered", type=float, default=ANSWERED, help="dev accuracy the threshold keeps")
     p.add_argument("--breakdown", action="store_true")
+    p.add_argument("--objective", nargs="+", default=["binary", "lambdarank"],
+                   help="the grid's LightGBM objectives tried")
     p.add_argument("--test", nargs="*", default=[], help="score these files once (test test_qc)")
     p.add_argument("--save", type=Path, help="write the chosen reranker into this model folder")
     p.add_argument("--json", type=Path)

@@ -33,6 +33,7 @@ class RerankConfig:
     learning_rate: float = 0.05
     min_child: int = 20
     seed: int = 0
+    objective: str = "binary"  # or "lambdarank" (candidates of one question as a group)
 
 
 @dataclass
@@ -63,7 +64,7 @@ class Reranker:
         """model.json's `rerank` record (the booster lives in `RERANKER_FILE`)."""
         return {"file": RERANKER_FILE, "rounds": self.cfg.rounds, "leaves": self.cfg.leaves,
                 "learning_rate": self.cfg.learning_rate, "min_child": self.cfg.min_child,
-                "seed": self.cfg.seed, "calibration": [list(self.calibration[0]),
+                "seed": self.cfg.seed, "objective": self.cfg.objective, "calibration": [list(self.calibration[0]),
                 list(self.calibration[1])], "threshold": self.threshold}  # fmt: skip
 
     def save(self, folder: str | Path) -> dict:
@@ -93,7 +94,9 @@ def fit_reranker(groups: Sequence[Sequence[Candidate]], labels: Sequence[Sequenc
     y = np.array([float(v) for g in labels for v in g])  # (N,)
     data = lgb.Dataset(x, y, feature_name=list(FEATURES), categorical_feature=list(CATEGORICAL),
                        free_raw_data=False)  # fmt: skip
-    params = {"objective": "binary", "num_leaves": cfg.leaves, "learning_rate": cfg.learning_rate,
+    if cfg.objective == "lambdarank":
+        data.set_group([len(g) for g in groups])
+    params = {"objective": cfg.objective, "num_leaves": cfg.leaves, "learning_rate": cfg.learning_rate,
               "min_child_samples": cfg.min_child, "seed": cfg.seed, "deterministic": True,
               "num_threads": 1, "verbose": -1, "feature_fraction": 0.9,
               "bagging_fraction": 0.9, "bagging_freq": 1}  # fmt: skip

@@ -22,7 +22,8 @@ from fortap.tasks.table_qa.predict import head_scores
 from fortap.tasks.table_qa.questions import QuestionBuilder, spread
 from fortap.tasks.table_qa.rerank import RerankConfig, Reranker, collect, fit_reranker, isotonic
 
-GRID = tuple(RerankConfig(rounds=r, leaves=n) for r in (150, 400) for n in (15, 31))
+GRID = tuple(RerankConfig(rounds=r, leaves=n, objective=o) for o in ("binary", "lambdarank")
+             for r in (150, 400) for n in (15, 31))  # fmt: skip
 ANSWERED = 0.75  # dev accuracy of the answers given at the threshold
 
 
@@ -83,8 +84,9 @@ def choose(train, dev, grid=GRID, answered: float = ANSWERED, log=print) -> tupl
         reranker = fit_reranker(*train, cfg)
         right, _ = chosen(reranker, *dev)
         acc = sum(right) / max(len(right), 1)
-        rows.append({"rounds": cfg.rounds, "leaves": cfg.leaves, "dev": acc})
-        log(f"rounds {cfg.rounds:4d} leaves {cfg.leaves:3d}: dev {acc:.3f}")
+        rows.append({"objective": cfg.objective, "rounds": cfg.rounds, "leaves": cfg.leaves,
+                     "dev": acc})  # fmt: skip
+        log(f"{cfg.objective} rounds {cfg.rounds:4d} leaves {cfg.leaves:3d}: dev {acc:.3f}")
         if best is None or acc > best[0]:
             best = (acc, reranker)
     reranker = best[1]
