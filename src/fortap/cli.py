@@ -40,6 +40,7 @@ COMMAND_ORDER = (
     "finetune",
     "evaluate",
     "check-model",
+    "tune-qa",
     "release",
     "cell-types",
     "ask",
