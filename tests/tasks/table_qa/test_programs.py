@@ -104,3 +104,27 @@ def test_ask_with_a_reranker_gives_its_confidence_and_the_next_best(tmp_path):
                                      "--model", str(folder)])  # fmt: skip
     assert "(uncertain: below the model's threshold)" in shown.output
     assert "next best (" in shown.output
+
+
+def test_tune_writes_the_record_it_chose_into_the_folder(tmp_path):
+    import json
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from fortap.cli import app
+    from fortap.tasks.table_qa.answerer import TableAnswerer
+    from fortap.tasks.table_qa.ask import SHIPPED
+    from tests.tasks.table_qa.tiny import write_hitab
+
+    folder, hitab = tmp_path / "model", write_hitab(tmp_path / "hitab", copies=4)
+    shutil.copytree(SHIPPED, folder)
+    found = CliRunner().invoke(app, ["tune-qa", str(folder), str(hitab), "--scores",
+                                     str(tmp_path / "scores"), "--train-most", "24"])  # fmt: skip
+    assert found.exit_code == 0, found.output
+    record = json.loads((folder / "model.json").read_text())["head"]
+    assert record["decoding"] == json.loads((SHIPPED / "model.json").read_text())["head"]["decoding"]
+    assert TableAnswerer.load(folder).reranker.record() == record["rerank"]
+    assert (folder / "reranker.txt").is_file()
+    assert sorted(p.name for p in (tmp_path / "scores").iterdir()) == [
+        "scores-dev-model.pt", "scores-train-24-model.pt"]
