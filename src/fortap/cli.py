@@ -40,6 +40,7 @@ COMMAND_ORDER = (
     "finetune",
     "evaluate",
     "check-model",
+    "tune-qa",
     "release",
     "cell-types",
     "ask",
@@ -665,6 +666,26 @@ def ask(
         return
     for line in render(found):
         typer.echo(line)
+
+
+@app.command("tune-qa")
+@_fail_cleanly
+def tune_qa(
+    folder: Annotated[Path, typer.Argument(help="A table-QA model folder, rewritten in place.")],
+    hitab: Annotated[Path, typer.Argument(help="The HiTab release folder.")],
+    scores: Annotated[
+        Path, typer.Option(help="Where the head's scores are kept (resumable).")
+    ] = Path("runs/table_qa"),
+    train_most: Annotated[int, typer.Option(help="Train questions the reranker fits on.")] = 2000,
+) -> None:
+    """Fit the table-QA answer reranker on a train sample, choose and calibrate it on dev, and
+    write it into FOLDER (reranker.txt, model.json's head.rerank)."""
+    from fortap.tasks.table_qa.samples import HitabSet
+    from fortap.tasks.table_qa.tune import TuneConfig, tune
+
+    reranker, _ = tune(folder, HitabSet(hitab), scores, TuneConfig(train_most), typer.echo)
+    typer.echo(f"wrote {folder}: rounds {reranker.cfg.rounds}, leaves {reranker.cfg.leaves}, "
+               f"threshold {reranker.threshold:.3f}")  # fmt: skip
 
 
 @app.command()
