@@ -319,3 +319,12 @@ def test_file_part_keeps_sheet_names_inside_the_folder():
     assert file_part("../../x") == "x"
     assert file_part("Q1 2024 (draft)") == "Q1_2024_draft"
     assert file_part("///") == "sheet"
+
+
+def test_check_file_refuses_a_folder_that_takes_no_file(tmp_path):
+    if not Path("/proc").is_dir():
+        pytest.skip("no /proc on this system")
+    with pytest.raises(FortapError, match="its folder /proc (takes no file|is not writable)"):
+        check_file(Path("/proc/x.png"), "--png", suffix=".png")
+    assert check_file(tmp_path / "x.png", "--png", suffix=".png") == tmp_path / "x.png"
+    assert list(tmp_path.iterdir()) == []  # the probe leaves nothing behind

@@ -93,6 +93,12 @@ def check_file(path: Path, option: str, overwrite: bool = False, suffix: str | N
         raise FortapError(f"{shown}: is a folder, not a file")
     if path.exists() and not overwrite:
         raise FortapError(f"{shown}: the file exists; give --overwrite to replace it")
+    try:  # a folder the permissions allow can still refuse a file (/proc, a read-only mount)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise FortapError(f"{shown}: its folder {folder} takes no file ({err.strerror})") from None
     return path
 
 
