@@ -36,6 +36,7 @@ COMMAND_ORDER = (
     "ingest",
     "formula",
     "build-corpus",
+    "build-cell-types",
     "pretrain",
     "finetune",
     "evaluate",
@@ -309,6 +310,34 @@ def build_corpus(
     _claim(out, "build-corpus", overwrite, tables)
     run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress,
                      engine=engine, address=address)  # fmt: skip
+
+
+@app.command("build-cell-types")
+@_fail_cleanly
+def build_cell_types(
+    ingested: Annotated[
+        list[Path], typer.Argument(help="`fortap ingest` folders, one per source (its name).")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Set folder (a rerun resumes).")],
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Ingested workbooks -> a cell-type set labelled from their formulas, values only.
+
+    Writes OUT/{train,dev,test}/saus.jl.gz (split by workbook; `fortap finetune cell-types`
+    reads each as a SAUS folder) and OUT/stats.json (each source's cells and classes). The label
+    rules: docs/cell-types.md. A rerun resumes; OUT holding anything else is refused
+    unless --overwrite."""
+    from fortap.console import stdout_console
+    from fortap.tasks.cell_types.formula_set import build_formula_set
+
+    console = stdout_console()
+    _claim(out, "build-cell-types", overwrite, ingested)
+    stats = build_formula_set(ingested, out)
+    for name, src in stats["sources"].items():
+        console.print(f"{name}: {src['cells']} labelled cells ({src['share']:.1%}), "
+                      f"tables train/dev/test {src['tables']['train']}/{src['tables']['dev']}/"
+                      f"{src['tables']['test']}")  # fmt: skip
+    console.print(f"{stats['cells']} labelled cells; wrote {out}/{{train,dev,test}}/saus.jl.gz")
 
 
 FinetuneTask = StrEnum("FinetuneTask", {n: n for n in task_names("finetune")})  # type: ignore[misc]
