@@ -308,29 +308,40 @@ def targets(results: list[Result], fast: bool, max_mb: float) -> list[dict]:
             for n, v, t, met in rows]  # fmt: skip
 
 
-def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool = False) -> Path:
-    """`rows` x `cols` cells of `<c><v>1</v></c>` in well under a MB; `dimension`: with an
-    honest `<dimension>` (else the reader must count the cells)."""
+HEAD = b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+
+
+def _with_sheet(path: Path, write) -> Path:
+    """An openpyxl workbook whose one sheet's XML `write(part)` writes, streamed into the zip."""
     import openpyxl
 
     plain = io.BytesIO()
     openpyxl.Workbook().save(plain)
     src = zipfile.ZipFile(plain)
-    row = b"<row>" + b"<c><v>1</v></c>" * cols + b"</row>"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             if info.filename != "xl/worksheets/sheet1.xml":
                 dst.writestr(info.filename, src.read(info.filename))
                 continue
             with dst.open(info.filename, "w", force_zip64=True) as part:
-                last = f"{chr(ord('A') + cols - 1)}{rows}" if cols <= 26 else ""
-                ref = f'<dimension ref="A1:{last}"/>'.encode() if dimension and last else b""
-                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
-                           b'.org/spreadsheetml/2006/main">' + ref + b"<sheetData>")  # fmt: skip
-                for _ in range(rows // 1000):
-                    part.write(row * 1000)
-                part.write(b"</sheetData></worksheet>")
+                write(part)
     return path
+
+
+def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool = False) -> Path:
+    """`rows` x `cols` cells of `<c><v>1</v></c>` in well under a MB; `dimension`: with an
+    honest `<dimension>` (else the reader must count the cells)."""
+    row = b"<row>" + b"<c><v>1</v></c>" * cols + b"</row>"
+    last = f"{chr(ord('A') + cols - 1)}{rows}" if cols <= 26 else ""
+    ref = f'<dimension ref="A1:{last}"/>'.encode() if dimension and last else b""
+
+    def write(part) -> None:
+        part.write(HEAD + ref + b"<sheetData>")
+        for _ in range(rows // 1000):
+            part.write(row * 1000)
+        part.write(b"</sheetData></worksheet>")
+
+    return _with_sheet(path, write)
 
 
 def dense_book(path: Path, rows: int = 95_000, cols: int = 20, seed: int = 0) -> Path:
@@ -339,29 +350,19 @@ def dense_book(path: Path, rows: int = 95_000, cols: int = 20, seed: int = 0) ->
     memory or refuse the sheet)."""
     import random
 
-    import openpyxl
-
     rng = random.Random(seed)
-    plain = io.BytesIO()
-    openpyxl.Workbook().save(plain)
-    src = zipfile.ZipFile(plain)
     letters = [chr(ord("A") + c) for c in range(cols)]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            if info.filename != "xl/worksheets/sheet1.xml":
-                dst.writestr(info.filename, src.read(info.filename))
-                continue
-            with dst.open(info.filename, "w", force_zip64=True) as part:
-                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
-                           b'.org/spreadsheetml/2006/main"><sheetData><row r="1">'
-                           + b"".join(f'<c r="{x}1" t="inlineStr"><is><t>col {x}</t></is></c>'
-                                      .encode() for x in letters) + b"</row>")  # fmt: skip
-                for r in range(2, rows + 1):
-                    cells = "".join(f'<c r="{x}{r}"><v>{rng.random() * 1e4:.2f}</v></c>'
-                                    for x in letters)  # fmt: skip
-                    part.write(f'<row r="{r}">{cells}</row>'.encode())
-                part.write(b"</sheetData></worksheet>")
-    return path
+
+    def write(part) -> None:
+        part.write(HEAD + b'<sheetData><row r="1">' + b"".join(
+            f'<c r="{x}1" t="inlineStr"><is><t>col {x}</t></is></c>'.encode() for x in letters
+        ) + b"</row>")  # fmt: skip
+        for r in range(2, rows + 1):
+            cells = "".join(f'<c r="{x}{r}"><v>{rng.random() * 1e4:.2f}</v></c>' for x in letters)
+            part.write(f'<row r="{r}">{cells}</row>'.encode())
+        part.write(b"</sheetData></worksheet>")
+
+    return _with_sheet(path, write)
 
 
 def _rename_sheet(path: Path, old: str, new: str) -> None:
