@@ -12,11 +12,13 @@ holds a traceback, an error is one line, and it stays under `--max-mb` and the t
 
     python bench/cli_fuzz.py --json out.json      # the whole corpus
     python bench/cli_fuzz.py --fast               # the CI subset (tests/test_cli_fuzz.py)
+    python bench/cli_fuzz.py --dense-only         # the 1.9 M-cell book and the cap books
 
 Then (not with `--fast` or `--no-dense`) a generated book of 1.9 M cells of varied numbers
 (`dense_book`, under every reader limit): `ingest` must read it in at most 1.5 GB, and `audit`,
 `suggest` and `cell-types`, which hold far more a cell, must refuse it, naming their cap, within
-5 s; each row reports its peak memory per 100k cells.
+5 s; then each of those three on a book holding exactly its cap (`cap_cases`), which it must
+read in at most 1.5 GB. Each row reports its peak memory per 100k cells.
 
 Targets (issue 46): at least 60 cases; 0 tracebacks, 0 hangs, 0 wrong exit codes, 0 errors
 longer than a line; the peak memory of every call under 1 GB (the dense book's, above).
@@ -58,6 +60,7 @@ class Case:
     expect: int | str  # 0, or "nonzero" for a refusal
     fast: bool = False  # part of the CI subset
     seconds: float | None = None  # its own time limit (else `--timeout`)
+    cells: int = 0  # cells with content of its book, where its memory is read per cell
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Result:
     traceback: bool
     lines: int  # non-empty lines of stderr on a refusal
     passed: bool
+    cells: int = 0  # `Case.cells`
 
 
 def build_corpus(folder: Path) -> dict[str, Path]:
@@ -218,7 +222,7 @@ def run_case(case: Case, cwd: Path, timeout: float, max_mb: float) -> Result:
         right = code == case.expect
     passed = right and not traceback and peak <= max_mb and code != "hang"
     return Result(case.name, case.expect, code, round(seconds, 2), round(peak, 1), traceback,
-                  lines, passed)  # fmt: skip
+                  lines, passed, case.cells)  # fmt: skip
 
 
 DENSE_CELLS = 1_900_000  # the dense book's cells (`dense_book`: 95,000 rows of 20)
@@ -230,30 +234,58 @@ def dense_cases(book: Path, out: Path) -> list[Case]:
     """Each command that reads a whole book, on 1.9 M cells: it reads them in bounded memory
     (ingest streams tables) or refuses the book, naming its cap, within `REFUSE_S`."""
     return [
-        Case("dense ingest", ("ingest", str(book), "-o", str(out / "dense")), OK, seconds=600),
-        Case("dense audit", ("audit", str(book)), FAIL, seconds=REFUSE_S),
-        Case("dense suggest", ("suggest", str(book), "C3"), FAIL, seconds=REFUSE_S),
-        Case("dense cell-types", ("cell-types", str(book)), FAIL, seconds=REFUSE_S),
+        Case("dense ingest", ("ingest", str(book), "-o", str(out / "dense")), OK, seconds=600,
+             cells=DENSE_CELLS),
+        Case("dense audit", ("audit", str(book)), FAIL, seconds=REFUSE_S,
+             cells=DENSE_CELLS),
+        Case("dense suggest", ("suggest", str(book), "C3"), FAIL, seconds=REFUSE_S,
+             cells=DENSE_CELLS),
+        Case("dense cell-types", ("cell-types", str(book)), FAIL, seconds=REFUSE_S,
+             cells=DENSE_CELLS),
     ]
+
+
+def caps() -> dict[str, int]:
+    """Each refusing command's cap: the cells with content it reads at most."""
+    from fortap.audit.cli import MAX_AUDIT_CELLS
+    from fortap.suggest.engine import MAX_BOOK_CELLS
+    from fortap.tasks.cell_types.show import MAX_TYPED_CELLS
+
+    return {"audit": MAX_AUDIT_CELLS, "suggest": MAX_BOOK_CELLS, "cell-types": MAX_TYPED_CELLS}
+
+
+def cap_cases(folder: Path) -> list[Case]:
+    """Each refusing command on a book of as many cells as its cap allows (a header row and
+    varied numbers, 20 columns): a cap is a bound only if the book it lets through is read in
+    at most `DENSE_MB`."""
+    found = []
+    for command, cap in caps().items():
+        book = dense_book(folder / f"cap-{command}.xlsx", cap // 20, 20)
+        args = (command, str(book), *(("C3",) if command == "suggest" else ()))
+        found.append(Case(f"dense at cap {command} {cap // 1000}k", args, OK, seconds=900,
+                          cells=cap))
+    return found
 
 
 def run_all(
     fast: bool = False, timeout: float = 60.0, max_mb: float = 1024.0, folder: Path | None = None,
-    dense: bool = False,
+    dense: bool = False, corpus: bool = True,
 ) -> tuple[list[Result], list[dict]]:
     """Build the corpus, run the cases (only the CI subset when `fast`; the 1.9 M-cell book's
-    with `dense`); results and targets."""
+    and the books at each cap with `dense`; those alone without `corpus`); results and targets."""
     with tempfile.TemporaryDirectory(prefix="fortap-fuzz-", dir=folder) as tmp:
         root = Path(tmp)
         (root / "in").mkdir()
-        files = build_corpus(root / "in")
-        chosen = [c for c in cases(files, root / "out") if c.fast or not fast]
         (root / "out").mkdir()
-        results = [run_case(c, root, timeout, max_mb) for c in chosen]
+        results = []
+        if corpus:
+            files = build_corpus(root / "in")
+            chosen = [c for c in cases(files, root / "out") if c.fast or not fast]
+            results = [run_case(c, root, timeout, max_mb) for c in chosen]
         if dense:
             book = dense_book(root / "in" / "dense.xlsx", DENSE_CELLS // 20, 20)
-            results += [run_case(c, root, timeout, DENSE_MB)
-                        for c in dense_cases(book, root / "out")]  # fmt: skip
+            chosen = dense_cases(book, root / "out") + cap_cases(root / "in")
+            results += [run_case(c, root, timeout, DENSE_MB) for c in chosen]
     return results, targets(results, fast, max_mb)
 
 
@@ -263,9 +295,9 @@ def targets(results: list[Result], fast: bool, max_mb: float) -> list[dict]:
     peak = max((r.peak_mb for r in plain), default=0.0)
     dense = [r for r in results if r.name.startswith("dense ")]
     rows = [(f"{r.name}: peak MB per 100k cells (≤ {DENSE_MB:.0f} MB in all, or refused within "
-             f"{REFUSE_S:.0f} s)", round(r.peak_mb / (DENSE_CELLS / 1e5), 1),
-             round(DENSE_MB / (DENSE_CELLS / 1e5), 1), r.passed) for r in dense]  # fmt: skip
-    rows += [
+             f"{REFUSE_S:.0f} s)", round(r.peak_mb / (r.cells / 1e5), 1),
+             round(DENSE_MB / (r.cells / 1e5), 1), r.passed) for r in dense]  # fmt: skip
+    rows += [] if not plain else [
         ("cases", len(results), 5 if fast else 60, len(results) >= (5 if fast else 60)),
         ("tracebacks", sum(r.traceback for r in results), 0, None),
         ("hangs", sum(r.code == "hang" for r in results), 0, None),
@@ -276,29 +308,40 @@ def targets(results: list[Result], fast: bool, max_mb: float) -> list[dict]:
             for n, v, t, met in rows]  # fmt: skip
 
 
-def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool = False) -> Path:
-    """`rows` x `cols` cells of `<c><v>1</v></c>` in well under a MB; `dimension`: with an
-    honest `<dimension>` (else the reader must count the cells)."""
+HEAD = b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+
+
+def _with_sheet(path: Path, write) -> Path:
+    """An openpyxl workbook whose one sheet's XML `write(part)` writes, streamed into the zip."""
     import openpyxl
 
     plain = io.BytesIO()
     openpyxl.Workbook().save(plain)
     src = zipfile.ZipFile(plain)
-    row = b"<row>" + b"<c><v>1</v></c>" * cols + b"</row>"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             if info.filename != "xl/worksheets/sheet1.xml":
                 dst.writestr(info.filename, src.read(info.filename))
                 continue
             with dst.open(info.filename, "w", force_zip64=True) as part:
-                last = f"{chr(ord('A') + cols - 1)}{rows}" if cols <= 26 else ""
-                ref = f'<dimension ref="A1:{last}"/>'.encode() if dimension and last else b""
-                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
-                           b'.org/spreadsheetml/2006/main">' + ref + b"<sheetData>")  # fmt: skip
-                for _ in range(rows // 1000):
-                    part.write(row * 1000)
-                part.write(b"</sheetData></worksheet>")
+                write(part)
     return path
+
+
+def cell_bomb(path: Path, rows: int = 200_000, cols: int = 20, dimension: bool = False) -> Path:
+    """`rows` x `cols` cells of `<c><v>1</v></c>` in well under a MB; `dimension`: with an
+    honest `<dimension>` (else the reader must count the cells)."""
+    row = b"<row>" + b"<c><v>1</v></c>" * cols + b"</row>"
+    last = f"{chr(ord('A') + cols - 1)}{rows}" if cols <= 26 else ""
+    ref = f'<dimension ref="A1:{last}"/>'.encode() if dimension and last else b""
+
+    def write(part) -> None:
+        part.write(HEAD + ref + b"<sheetData>")
+        for _ in range(rows // 1000):
+            part.write(row * 1000)
+        part.write(b"</sheetData></worksheet>")
+
+    return _with_sheet(path, write)
 
 
 def dense_book(path: Path, rows: int = 95_000, cols: int = 20, seed: int = 0) -> Path:
@@ -307,29 +350,19 @@ def dense_book(path: Path, rows: int = 95_000, cols: int = 20, seed: int = 0) ->
     memory or refuse the sheet)."""
     import random
 
-    import openpyxl
-
     rng = random.Random(seed)
-    plain = io.BytesIO()
-    openpyxl.Workbook().save(plain)
-    src = zipfile.ZipFile(plain)
     letters = [chr(ord("A") + c) for c in range(cols)]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            if info.filename != "xl/worksheets/sheet1.xml":
-                dst.writestr(info.filename, src.read(info.filename))
-                continue
-            with dst.open(info.filename, "w", force_zip64=True) as part:
-                part.write(b'<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats'
-                           b'.org/spreadsheetml/2006/main"><sheetData><row r="1">'
-                           + b"".join(f'<c r="{x}1" t="inlineStr"><is><t>col {x}</t></is></c>'
-                                      .encode() for x in letters) + b"</row>")  # fmt: skip
-                for r in range(2, rows + 1):
-                    cells = "".join(f'<c r="{x}{r}"><v>{rng.random() * 1e4:.2f}</v></c>'
-                                    for x in letters)  # fmt: skip
-                    part.write(f'<row r="{r}">{cells}</row>'.encode())
-                part.write(b"</sheetData></worksheet>")
-    return path
+
+    def write(part) -> None:
+        part.write(HEAD + b'<sheetData><row r="1">' + b"".join(
+            f'<c r="{x}1" t="inlineStr"><is><t>col {x}</t></is></c>'.encode() for x in letters
+        ) + b"</row>")  # fmt: skip
+        for r in range(2, rows + 1):
+            cells = "".join(f'<c r="{x}{r}"><v>{rng.random() * 1e4:.2f}</v></c>' for x in letters)
+            part.write(f'<row r="{r}">{cells}</row>'.encode())
+        part.write(b"</sheetData></worksheet>")
+
+    return _with_sheet(path, write)
 
 
 def _rename_sheet(path: Path, old: str, new: str) -> None:
@@ -366,9 +399,11 @@ def main() -> None:
     ap.add_argument("--max-mb", type=float, default=1024.0, help="peak memory a call may use")
     ap.add_argument("--json", type=Path, help="write results and targets here")
     ap.add_argument("--no-dense", action="store_true", help="without the 1.9 M-cell book")
+    ap.add_argument("--dense-only", action="store_true", help="only the 1.9 M-cell and cap books")
     args = ap.parse_args()
     start = time.perf_counter()
-    results, met = run_all(args.fast, args.timeout, args.max_mb, dense=not args.no_dense)
+    results, met = run_all(args.fast, args.timeout, args.max_mb, dense=not args.no_dense,
+                           corpus=not args.dense_only)  # fmt: skip
     print(f"{'case':44} {'expect':>7} {'code':>5} {'s':>6} {'MB':>7} ok")
     for r in results:
         print(f"{r.name[:44]:44} {str(r.expect):>7} {str(r.code):>5} {r.seconds:6.1f} "

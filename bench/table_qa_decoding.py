@@ -34,7 +34,7 @@ from fortap.tasks.table_qa.decoding import DecodeConfig, QAScores, decode
 from fortap.tasks.table_qa.evaluate import scored
 from fortap.tasks.table_qa.inputs import CUT
 from fortap.tasks.table_qa.predict import head_scores
-from fortap.tasks.table_qa.questions import QuestionBuilder
+from fortap.tasks.table_qa.questions import QuestionBuilder, spread
 from fortap.tasks.table_qa.samples import HitabSet
 from fortap.tasks.table_qa.scoring import score
 from fortap.text.tokenizer import Tokenizer
@@ -47,25 +47,28 @@ MODEL = REPO / "models" / "table-qa"
 def build(args, inputs):
     hitab = HitabSet(args.data)
     builder = QuestionBuilder(hitab, Tokenizer(), inputs, args.cut or CUT)
-    return builder.build(hitab.samples(args.split)).items
+    return builder.build(spread(hitab.samples(args.split), getattr(args, "most", 0))).items
 
 
 def cache_path(args) -> Path:
-    return args.out / f"scores-{args.split}-{args.cut or 'model'}.pt"
+    most = f"-{args.most}" if getattr(args, "most", 0) else ""
+    return args.out / f"scores-{args.split}{most}-{args.cut or 'model'}.pt"
 
 
 def cache(args) -> None:
     torch.set_num_threads(1)
     model, inputs = load_qa_model(args.model)
     items = build(args, inputs)
-    started, found = time.perf_counter(), {}
-    for start in range(0, len(items), 160):
-        part = items[start : start + 160]
+    path, started = cache_path(args), time.perf_counter()
+    found = torch.load(path, weights_only=True) if path.exists() else {}  # resume
+    args.out.mkdir(parents=True, exist_ok=True)
+    todo = [i for i in items if i.sample.id not in found]
+    for start in range(0, len(todo), 160):
+        part = todo[start : start + 160]
         for item, s in zip(part, head_scores(model, [i.example for i in part]), strict=True):
             found[item.sample.id] = (s.ops, s.cells)
-        print(f"{start + len(part)}/{len(items)} {time.perf_counter() - started:.0f} s", flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    torch.save(found, cache_path(args))
+        torch.save(found, path)  # after each part: a killed run resumes here
+        print(f"{start + len(part)}/{len(todo)} {time.perf_counter() - started:.0f} s", flush=True)
     print(f"wrote {cache_path(args)}")
 
 
@@ -128,6 +131,8 @@ def main(argv=None) -> int:
     p.add_argument("--split", default="dev")
     p.add_argument("--cut", help="override the input cut (inputs.CUTS)")
     p.add_argument("--out", type=Path, default=RUNS / "table_qa")
+    p.add_argument("--most", type=int, default=0,
+                   help="at most this many questions, spread over the file (0: all)")
     p.add_argument("--only", nargs="+", help="sweep: only these rules of the grid")
     p.add_argument("--breakdown", action="store_true", help="sweep: each rule's error causes")
     p.add_argument("--json", type=Path)

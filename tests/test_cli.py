@@ -57,9 +57,9 @@ def test_help_lists_the_commands_in_pipeline_order():
     assert result.exit_code == 0, result.output
     shown = help_commands(result.output)
     assert shown[:6] == ["ingest", "formula", "build-corpus", "pretrain", "finetune", "evaluate"]
-    assert shown[-6:] == ["suggest", "audit", "recover", "train-ranker", "serve", "demo"]
+    assert shown[-7:] == ["suggest", "audit", "recover", "train-ranker", "serve", "addin", "demo"]
     # the model-folder commands and the task tools sit between evaluate and suggest
-    assert shown[6:-6] == ["check-model", "release", "cell-types", "ask"]
+    assert shown[6:-7] == ["check-model", "tune-qa", "release", "cell-types", "ask"]
     assert shown == [name for name in COMMAND_ORDER if name in shown]
 
 

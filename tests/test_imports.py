@@ -45,6 +45,8 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("audit",),
     # `fortap serve`: the engine, the audit, recover and the task models over HTTP
     ("service",),
+    # fortap inside the spreadsheet: the Excel add-in's manifest, the Calc extension's commands
+    ("addin",),
     # every task the CLI offers, the evaluate-only ones of `suggest/` and `audit/` among them
     ("registry",),
     ("demo",),

@@ -36,10 +36,12 @@ COMMAND_ORDER = (
     "ingest",
     "formula",
     "build-corpus",
+    "build-cell-types",
     "pretrain",
     "finetune",
     "evaluate",
     "check-model",
+    "tune-qa",
     "release",
     "cell-types",
     "ask",
@@ -48,6 +50,7 @@ COMMAND_ORDER = (
     "recover",
     "train-ranker",
     "serve",
+    "addin",
     "demo",
 )
 
@@ -307,6 +310,34 @@ def build_corpus(
     _claim(out, "build-corpus", overwrite, tables)
     run_build_corpus(tables, out, workers, seed, tables_per_task, split_overrides, progress,
                      engine=engine, address=address)  # fmt: skip
+
+
+@app.command("build-cell-types")
+@_fail_cleanly
+def build_cell_types(
+    ingested: Annotated[
+        list[Path], typer.Argument(help="`fortap ingest` folders, one per source (its name).")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Set folder (a rerun resumes).")],
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Ingested workbooks -> a cell-type set labelled from their formulas, values only.
+
+    Writes OUT/{train,dev,test}/saus.jl.gz (split by workbook; `fortap finetune cell-types`
+    reads each as a SAUS folder) and OUT/stats.json (each source's cells and classes). The label
+    rules: docs/cell-types.md. A rerun resumes; OUT holding anything else is refused
+    unless --overwrite."""
+    from fortap.console import stdout_console
+    from fortap.tasks.cell_types.formula_set import build_formula_set
+
+    console = stdout_console()
+    _claim(out, "build-cell-types", overwrite, ingested)
+    stats = build_formula_set(ingested, out)
+    for name, src in stats["sources"].items():
+        console.print(f"{name}: {src['cells']} labelled cells ({src['share']:.1%}), "
+                      f"tables train/dev/test {src['tables']['train']}/{src['tables']['dev']}/"
+                      f"{src['tables']['test']}")  # fmt: skip
+    console.print(f"{stats['cells']} labelled cells; wrote {out}/{{train,dev,test}}/saus.jl.gz")
 
 
 FinetuneTask = StrEnum("FinetuneTask", {n: n for n in task_names("finetune")})  # type: ignore[misc]
@@ -666,6 +697,26 @@ def ask(
         typer.echo(line)
 
 
+@app.command("tune-qa")
+@_fail_cleanly
+def tune_qa(
+    folder: Annotated[Path, typer.Argument(help="A table-QA model folder, rewritten in place.")],
+    hitab: Annotated[Path, typer.Argument(help="The HiTab release folder.")],
+    scores: Annotated[
+        Path, typer.Option(help="Where the head's scores are kept (resumable).")
+    ] = Path("runs/table_qa"),
+    train_most: Annotated[int, typer.Option(help="Train questions the reranker fits on.")] = 2000,
+) -> None:
+    """Fit the table-QA answer reranker on a train sample, choose and calibrate it on dev, and
+    write it into FOLDER (reranker.txt, model.json's head.rerank)."""
+    from fortap.tasks.table_qa.samples import HitabSet
+    from fortap.tasks.table_qa.tune import TuneConfig, tune
+
+    reranker, _ = tune(folder, HitabSet(hitab), scores, TuneConfig(train_most), typer.echo)
+    typer.echo(f"wrote {folder}: rounds {reranker.cfg.rounds}, leaves {reranker.cfg.leaves}, "
+               f"threshold {reranker.threshold:.3f}")  # fmt: skip
+
+
 @app.command()
 @_fail_cleanly
 def serve(
@@ -688,13 +739,24 @@ def serve(
     ] = 8,
     max_store_mb: Annotated[float, typer.Option(help="Upload bytes kept at once (LRU).")] = 256.0,
     quiet: Annotated[bool, typer.Option(help="No access log.")] = False,
+    addin: Annotated[
+        bool, typer.Option(help="Also serve the Excel add-in's task pane, over HTTPS.")
+    ] = False,
+    cert_dir: Annotated[
+        Path | None, typer.Option(help="--addin's certificate folder (default ~/.fortap/addin-cert).")
+    ] = None,
+    office_js: Annotated[
+        Path | None,
+        typer.Option(help="Office.js's folder (default node_modules/@microsoft/office-js/dist)."),
+    ] = None,
 ) -> None:
-    """Serve formula suggestions over HTTP with a web page (needs the 'serve' extra)."""
+    """Serve formula suggestions over HTTP with a web page (needs the 'serve' extra); --addin
+    adds the Excel add-in's task pane and serves HTTPS with a local certificate."""
     from fortap.service.audit_page import page_auditor  # inside: the audit's imports are not light
     from fortap.service.serve_cli import run_serve_cli
 
     run_serve_cli(host, port, model, ranker, max_upload_mb, max_workbooks, max_store_mb, quiet,
-                  page_auditor(), max_workbooks_per_browser)  # fmt: skip
+                  page_auditor(), max_workbooks_per_browser, addin, cert_dir, office_js)  # fmt: skip
 
 
 # `fortap suggest` and `fortap train-ranker` live in fortap.suggest.cli (typer only at import)
@@ -712,6 +774,13 @@ app.command("audit")(_fail_cleanly(audit_command))
 from fortap.recover.cli import recover_command  # noqa: E402
 
 app.command("recover")(_fail_cleanly(recover_command))
+
+# `fortap addin manifest|oxt` live in fortap.addin.cli (typer only at import)
+from fortap.addin.cli import app as addin_app  # noqa: E402
+
+for _command in addin_app.registered_commands:
+    _command.callback = _fail_cleanly(_command.callback)
+app.add_typer(addin_app, name="addin")
 
 
 def unwrapped(doc: str | None) -> str | None:

@@ -25,6 +25,9 @@ This module builds the app (`create_app`) and runs it (`run_serve`). Endpoints (
     GET    /workbooks/{id}/download            .xlsx with the accepted formulas
     DELETE /workbooks/{id}
     GET    /health
+    POST   /addin/sheets                       (--addin) the pane's sheet, once per content hash
+    POST   /addin/suggest                      (--addin) {hash, sheet, cell, k} -> suggestions
+    GET    /addin/taskpane.html                (--addin) the Excel task pane (`web/addin/`)
 
 Bad requests get a 4xx and `{"detail": one sentence}` (`suggest/http_errors.py`). Only the page
 itself may change state: `guard.py` refuses other hosts and other sites, and every POST and
@@ -72,6 +75,9 @@ class ServeConfig:
     max_upload_bytes: int = 20 * 2**20
     store: StoreLimits = StoreLimits()
     quiet: bool = False  # no access log (the load bench runs this way)
+    addin: bool = False  # also serve the Excel add-in's task pane and routes (`/addin/`)
+    tls: tuple[Path, Path] | None = None  # (certificate, key) PEM files: serve HTTPS
+    office_js: Path | None = None  # Office.js's dist folder (npm's @microsoft/office-js), if any
 
     def __post_init__(self) -> None:
         if self.max_upload_bytes <= 0:
@@ -133,7 +139,9 @@ def create_app(
     app.state.config = config
     app.state.open_book = open_book
     app.state.auditor = auditor
-    app.state.guard = guard = Guard(host=config.host)
+    app.state.addin_books = {}  # (hash, sheet) -> session id (`addin_routes`)
+    origins = frozenset({addin_origin(config)}) if config.addin else frozenset()
+    app.state.guard = guard = Guard(host=config.host, origins=origins)
     http_errors.install(app)
     app.add_middleware(UploadLimit, limit=config.max_upload_bytes)
     app.add_middleware(SameSiteOnly, guard=guard)  # runs before any route
@@ -152,15 +160,39 @@ def create_app(
         return response
 
     app.mount("/static", StaticFiles(directory=WEB), name="static")
+    if config.addin:
+        mount_addin(app, guard.token, config.office_js)
     return app
 
 
-def page_html(token: str) -> str:
-    """The page with this start's token in its `<meta name="fortap-token">`."""
-    html = (WEB / "index.html").read_text(encoding="utf-8")
+def addin_origin(config: ServeConfig) -> str:
+    """The origin the add-in's manifest names: Office loads the task pane from it."""
+    return f"https://localhost:{config.port}"
+
+
+def mount_addin(app: FastAPI, token: str, office_js: Path | None) -> None:
+    """The task pane (with this start's token), its files, the add-in's routes and, when the
+    npm package is there, Office.js itself (for offline use and the tests)."""
+    from fortap.service.addin_routes import router as addin_router
+
+    app.include_router(addin_router)
+    pane = page_html(token, WEB / "addin" / "taskpane.html")
+
+    @app.get("/addin/taskpane.html", include_in_schema=False)
+    def taskpane() -> HTMLResponse:
+        return HTMLResponse(pane, headers={"Cache-Control": "no-store"})
+
+    app.mount("/addin/static", StaticFiles(directory=WEB / "addin"), name="addin-static")
+    if office_js is not None and (office_js / "office.js").is_file():
+        app.mount("/addin/office-js", StaticFiles(directory=office_js), name="office-js")
+
+
+def page_html(token: str, path: Path = WEB / "index.html") -> str:
+    """The page (or the task pane) with this start's token in its `<meta name="fortap-token">`."""
+    html = path.read_text(encoding="utf-8")
     empty = f'<meta name="{TOKEN_META}" content="">'
     if empty not in html:
-        raise RuntimeError(f"web/index.html has no {empty}")  # a packaging bug, not input
+        raise RuntimeError(f"{path.name} has no {empty}")  # a packaging bug, not input
     return html.replace(empty, f'<meta name="{TOKEN_META}" content="{token}">')
 
 
@@ -170,11 +202,18 @@ def run_serve(config: ServeConfig, auditor: Auditor | None = None) -> None:
 
     if config.host not in {"127.0.0.1", "localhost", "::1"}:
         print(f"warning: serving on {config.host}: anyone who can reach it can upload workbooks")
-    print(f"fortap serve: http://{config.host}:{config.port}/  (Ctrl+C stops; uploads are deleted)")
+    scheme = "https" if config.tls else "http"
+    print(f"fortap serve: {scheme}://{config.host}:{config.port}/  "
+          "(Ctrl+C stops; uploads are deleted)")  # fmt: skip
+    if config.addin:
+        print(f"Excel add-in: {addin_origin(config)}/addin/taskpane.html "
+              "(fortap addin manifest writes the manifest to sideload)")  # fmt: skip
+    tls = {"ssl_certfile": str(config.tls[0]), "ssl_keyfile": str(config.tls[1])} if config.tls else {}
     uvicorn.run(
         create_app(config, auditor=auditor),
         host=config.host,
         port=config.port,
         log_level="warning" if config.quiet else "info",
         access_log=not config.quiet,
+        **tls,
     )

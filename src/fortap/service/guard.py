@@ -9,7 +9,8 @@ front of every route, checks three things:
   `127.0.0.1`, `::1`, or the `--host` given); a rebound DNS name never does. Served on a
   wildcard address (`0.0.0.0`, `::`), any IP literal is accepted too, since rebinding needs a name.
 - **Origin**: a state-changing request (any method but GET, HEAD and OPTIONS) that carries an
-  `Origin` or `Sec-Fetch-Site` header must come from the page's own origin.
+  `Origin` or `Sec-Fetch-Site` header must come from the page's own origin, or from one named
+  explicitly in `Guard.origins` (the Excel add-in's, `https://localhost:PORT`, under `--addin`).
 - **Token**: a state-changing request must carry `X-Fortap-Token`, a secret drawn when the
   server starts and written into the page (`<meta name="fortap-token">`). Another site cannot
   read the page, and a custom header makes the browser ask before sending, which this server
@@ -42,6 +43,7 @@ class Guard:
 
     host: str = "127.0.0.1"  # the address the server listens on
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    origins: frozenset[str] = frozenset()  # origins allowed besides the page's own
     refused: int = 0  # requests refused since the start
 
     def host_ok(self, host_header: str) -> bool:
@@ -63,7 +65,7 @@ class Guard:
         if method in SAFE_METHODS:
             return None
         origin = headers.get(b"origin")
-        if origin is not None and origin.decode("latin-1") not in _own_origins(host):
+        if origin is not None and origin.decode("latin-1") not in _own_origins(host) | self.origins:
             shown = origin.decode("latin-1")[:80]
             return f"refused: a request from another site ({shown}) cannot change this server"
         if headers.get(b"sec-fetch-site", b"same-origin") not in {b"same-origin", b"none"}:

@@ -121,15 +121,20 @@ async def suggest(http: Request, book_id: str, body: SuggestRequest) -> Response
     # 2 ms call costs a tenth of the throughput (bench/serve.py). The price: other requests
     # wait while a suggestion is computed (milliseconds on the visible data).
     book = http.app.state.store.get(book_id)
-    address = _address(book, body.sheet, body.cell)
+    # the rows are the engine's own JSON: serialised directly, not re-validated per call
+    return JSONResponse(suggestions(book, body.sheet, body.cell, body.k))
+
+
+def suggestions(book: OpenBook, sheet: str, cell: str, k: int) -> dict[str, Any]:
+    """`POST .../suggest`'s answer (the shape of `fortap suggest --json`, `book` the upload's
+    name), for this route and the add-in's (`addin_routes`)."""
+    address = _address(book, sheet, cell)
     with book.lock, user_names(book):
-        found = book.suggester.suggest(body.sheet, address, body.k)
+        found = book.suggester.suggest(sheet, address, k)
     rows = [s.to_json() for s in found]
     for row in rows:
         row["value"] = json_value(row["value"])
-    # the rows are the engine's own JSON: serialised directly, not re-validated per call
-    out = {"book": book.name, "sheet": body.sheet, "cell": address, "suggestions": rows}
-    return JSONResponse(out)  # the shape of `fortap suggest --json`, `book` the upload's name
+    return {"book": book.name, "sheet": sheet, "cell": address, "suggestions": rows}
 
 
 @router.post("/workbooks/{book_id}/cells", response_model=WrittenOut, responses=ERRORS)

@@ -22,6 +22,9 @@ def run_serve_cli(
     quiet: bool,
     auditor: Auditor | None = None,
     max_per_browser: int = 8,
+    addin: bool = False,
+    cert_dir: Path | None = None,
+    office_js: Path | None = None,
 ) -> None:
     """`auditor`: the findings toggle's audit, which the caller (a later stage) hands in."""
     try:
@@ -50,6 +53,15 @@ def run_serve_cli(
         from fortap.suggest.candidates.model import ModelSource
 
         ModelSource.load(model)
+    tls, office = None, None
+    if addin:
+        from fortap.service.certs import default_cert_dir, ensure_cert
+
+        tls = ensure_cert(cert_dir or default_cert_dir())
+        office = office_js or default_office_js()
+        if office is None or not (office / "office.js").is_file():
+            print("note: Office.js not found (npm ci installs it, or --office-js DIR): the task "
+                  "pane loads Microsoft's copy only")  # fmt: skip
     try:
         store = StoreLimits(max_books=max_workbooks, max_bytes=int(max_store_mb * 2**20),
                             max_per_client=max_per_browser)  # fmt: skip
@@ -61,6 +73,9 @@ def run_serve_cli(
             max_upload_bytes=int(max_upload_mb * 2**20),
             store=store,
             quiet=quiet,
+            addin=addin,
+            tls=tls,
+            office_js=office,
         )
     except ValueError as err:
         raise FortapError(str(err)) from None
@@ -70,3 +85,12 @@ def run_serve_cli(
             "one upload could never be stored"
         )
     run_serve(config, auditor)
+
+
+def default_office_js() -> Path | None:
+    """Office.js's folder: `$FORTAP_OFFICE_JS`, else npm's copy under the current folder."""
+    import os
+
+    given = os.environ.get("FORTAP_OFFICE_JS")
+    found = Path(given) if given else Path("node_modules/@microsoft/office-js/dist")
+    return found.resolve() if found.is_dir() else None

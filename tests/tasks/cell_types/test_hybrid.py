@@ -90,7 +90,7 @@ def test_the_joined_columns_are_the_features_then_the_named_states():
     data = {"a": (np.ones((2, len(FEATURE_NAMES)), np.float32), np.asarray([0, 1]))}
     reduction = fit_reduction(np.asarray([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]]), dims=2)
     joined, names = hybrid_data(data, {"a": np.zeros((2, 2))}, reduction)
-    assert names == FEATURE_NAMES + ("state_0", "state_1") and joined["a"][0].shape == (2, 104)
+    assert names == FEATURE_NAMES + ("state_0", "state_1") and joined["a"][0].shape == (2, len(FEATURE_NAMES) + 2)
     alone, names = hybrid_data(data, {"a": np.zeros((2, 2))}, reduction, with_features=False)
     assert names == state_names(2) and alone["a"][0].shape == (2, 2)
     with pytest.raises(FortapError, match="a: 2 labelled cells but 3 cell states"):

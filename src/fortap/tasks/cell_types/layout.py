@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fortap.tasks.cell_types.sums import sum_cues
+from fortap.tasks.cell_types.sums import AGGREGATE_NAMES, aggregate_cues, sum_cues
 
 TEXT, NUMBER = 1, 2
 GAP_NONE = 64  # no occupied cell that way; nearer ones are capped one below
@@ -39,7 +39,7 @@ LAYOUT_FEATURES = (
     "label_total", "label_aggregate", "label_percent", "label_depth", "label_bold",
     "label_next_deeper", "heading_percent", "heading_total",
     "heading_gap", "col_max_share", "total_of_below", "total_of_above", "total_of_right",
-    "total_of_left",
+    "total_of_left", *(f"col_{n}" for n in AGGREGATE_NAMES), *(f"row_{n}" for n in AGGREGATE_NAMES),
 )  # fmt: skip
 
 
@@ -171,7 +171,8 @@ def _heading(occ: Occupied, by_col: _Line, up: np.ndarray, rows: np.ndarray) -> 
 
 
 def _number_context(occ: Occupied, at_r: np.ndarray, by_row: _Line) -> list[np.ndarray]:
-    """A number's share of its column's largest magnitude; whether it totals its neighbours."""
+    """A number's share of its column's largest magnitude; whether it totals its neighbours;
+    which run of its column and of its row it aggregates (`sums.aggregate_cues`)."""
     numbers = np.flatnonzero(occ.kinds == NUMBER)  # (K,) occupied indices
     magnitude = np.abs(occ.values)
     top = np.zeros(int(occ.cols.max(initial=0)) + 1)
@@ -181,5 +182,9 @@ def _number_context(occ: Occupied, at_r: np.ndarray, by_row: _Line) -> list[np.n
     v = occ.values[numbers]
     cues[numbers, 0], cues[numbers, 1] = sum_cues(occ.cols[numbers], occ.rows[numbers], v)
     cues[numbers, 2], cues[numbers, 3] = sum_cues(occ.rows[numbers], occ.cols[numbers], v)
+    runs = np.zeros((len(occ.kinds), 2 * len(AGGREGATE_NAMES)))  # down its column, along its row
+    runs[numbers, : len(AGGREGATE_NAMES)] = aggregate_cues(occ.cols[numbers], occ.rows[numbers], v)
+    runs[numbers, len(AGGREGATE_NAMES) :] = aggregate_cues(occ.rows[numbers], occ.cols[numbers], v)
     at = np.where(at_r >= 0, by_row.order[np.maximum(at_r, 0)], -1)  # (N,) occupied index
-    return [_take(share, at)] + [_take(cues[:, j], at) for j in range(4)]
+    return ([_take(share, at)] + [_take(cues[:, j], at) for j in range(4)]
+            + [_take(runs[:, j], at) for j in range(runs.shape[1])])  # fmt: skip

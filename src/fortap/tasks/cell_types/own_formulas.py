@@ -27,7 +27,7 @@ from fortap.errors import FortapError
 from fortap.formula import parse_formula
 from fortap.formula.filters import KEEP
 from fortap.formula.targets import referenced_cells
-from fortap.sheet.model import Sheet
+from fortap.sheet.model import Region, Sheet
 from fortap.tasks.cell_types.features import RC
 from fortap.tasks.cell_types.labels import CELL_TYPES, Typed
 from fortap.tasks.cell_types.saus import as_saus
@@ -54,13 +54,24 @@ def derived_by_formula(sheet: Sheet) -> set[tuple[int, int]]:
 
 
 def _derives(text: str, sheet: Sheet, at: tuple[int, int]) -> bool:
+    return derives(text, sheet.name, at, (sheet.n_rows, sheet.n_cols))
+
+
+def derives(text: str, sheet_name: str, at: tuple[int, int], bounds: tuple[int, int],
+            within: Region | None = None) -> bool:  # fmt: skip
+    """Whether formula `text` at sheet cell `at` makes its cell derived (module doc), reading
+    at least two cells of the `bounds` grid (n_rows, n_cols) that lie in `within` when given
+    (its table's region: the formula-labelled set asks for the cell's own table)."""
     try:
-        formula = parse_formula(text, sheet.name, at)
+        formula = parse_formula(text, sheet_name, at)
     except FortapError:
         return False
     if formula.verdict != KEEP:  # another sheet or book, a name, an array: not this table's
         return False
-    if len(referenced_cells(formula, (sheet.n_rows, sheet.n_cols), limit=2)) < 2:
+    read = referenced_cells(formula, bounds, limit=10_000 if within else 2)
+    if within is not None:
+        read = [rc for rc in read if within.contains(*rc)]
+    if len(read) < 2:
         return False
     heads = {t.text.upper() for t in formula.tokens if t.kind == "FUNC"}
     ops = {t.text for t in formula.tokens if t.kind == "OP"}

@@ -10,7 +10,8 @@ columns (`sheet.occupied.squeeze`), is printed with each cell's text coloured by
 the model that typed it, and with `--png FILE` a PNG of the sheet coloured by type. `--json` prints
 one record instead: the book, sheet and model, and each typed cell's address, type and
 probability (`as_record`). A sheet of more than `MAX_TYPED_CELLS` cells with content is refused
-with the cap in the message: typing holds about 4.5 kB a cell (8.7 GB for 1.95 million).
+with the cap in the message: typing holds about 5.5 kB a cell (1.66 GB for a sheet of 300,000,
+measured by `bench/cli_fuzz.py`'s cap rows; 1.20 GB for 200,000, the cap).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ COLOURS = {  # type -> (grid letter, rich style, PNG colour)
     "top_attribute": ("T", "cyan", "#4cc9f0"),
     "derived": ("*", "bold red", "#ef476f"),
 }
-MAX_TYPED_CELLS = 300_000  # cells with content one sheet may hold to be typed (module doc)
+MAX_TYPED_CELLS = 200_000  # cells with content one sheet may hold to be typed (module doc)
 FROM_FORMULA = "="  # the grid's letter of a cell typed derived from its own formula
 LEGEND = ", ".join(f"{v[0]} {k.replace('_', ' ')}" for k, v in COLOURS.items()) + (
     f", {FROM_FORMULA} derived from its own formula")
@@ -104,7 +105,7 @@ def refuse_large(book: Path, name: str | None) -> None:
 
 def too_large(book: Path, sheet: str, cells: int) -> None:
     raise FortapError(f"{book}: sheet {sheet!r} has {cells:,} cells with content; cell-types "
-                      f"types at most {MAX_TYPED_CELLS:,} (about 1.4 GB of memory): type a "
+                      f"types at most {MAX_TYPED_CELLS:,} (about 1.1 GB of memory): type a "
                       "smaller sheet, or a copy holding the table you want typed")  # fmt: skip
 
 
@@ -125,7 +126,7 @@ def type_sheet(book: Path, sheet_name: str | None, typer: CellTyper) -> TypedShe
     a cell whose own formula aggregates or combines the sheet's cells is derived whatever the
     model says (`own_formulas`), its formula computed first when the file holds no value."""
     original = pick_sheet(book, sheet_name)
-    if len(original.cells) > MAX_TYPED_CELLS:  # typing holds ~4.5 kB a cell: refuse, not swap
+    if len(original.cells) > MAX_TYPED_CELLS:  # typing holds ~5.5 kB a cell: refuse, not swap
         too_large(book, original.name, len(original.cells))
     if uncached(original):
         original = read_computed(book, lambda copy: pick_sheet(copy, sheet_name))

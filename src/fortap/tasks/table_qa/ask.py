@@ -13,7 +13,7 @@ cell with its header path; `as_json` gives the same as one record (`fortap ask -
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fortap.errors import FortapError, SheetError
@@ -40,6 +40,9 @@ class Answer:
     formula: str = ""  # the Excel formula computing the answer ("" when none ran)
     note: str = ""  # how to read its references (`answer_formula.grid_note`)
     model: str = ""  # the model folder that answered, as the card names it ("" for the rule)
+    confidence: float | None = None  # calibrated on dev (`rerank`); None without a reranker
+    uncertain: bool = False  # confidence below the folder's threshold
+    next_best: Answer | None = None  # shown beside an uncertain answer
 
 
 def read_table(path: str | Path, sheet: str | None = None) -> Table:
@@ -84,14 +87,29 @@ def ask(
             source += f" ({where_shipped(SHIPPED)})"
         found = _answer("none", [rc], execute("none", [rc], paths), paths, source)
     else:
-        run = answerer(model_dir).answer(table, question, paths)
-        name = f"{data_name(SHIPPED)} (shipped)" if Path(model_dir) == SHIPPED else str(model_dir)
-        found = _answer(run.op, list(run.cells), run.run, paths, "model", name)
+        found = _model_answer(answerer(model_dir), table, question, paths, model_dir)
     if not any(text.strip() for _, text, _ in found.cells):
         where = ", ".join(ref for ref, _, _ in found.cells) or "none"
         raise FortapError(f"no answer in {Path(table.book).name}: the cells the question leads "
                           f"to ({where}) are empty")  # fmt: skip
     return found
+
+
+def _model_answer(model, table: Table, question: str, paths: HeaderPaths, model_dir) -> Answer:
+    """The model's best answer, with its confidence and, when uncertain, the next best."""
+    name = f"{data_name(SHIPPED)} (shipped)" if Path(model_dir) == SHIPPED else str(model_dir)
+    ranked = model.ranked(table, question, paths)
+    (run, confidence), rest = ranked[0], ranked[1:]
+    found = _answer(run.op, list(run.cells), run.run, paths, "model", name)
+    if confidence is None:
+        return found
+    uncertain = confidence < model.reranker.threshold
+    second = None
+    if uncertain and rest:
+        other, other_conf = rest[0]
+        second = replace(_answer(other.op, list(other.cells), other.run, paths, "model", name),
+                         confidence=other_conf)  # fmt: skip
+    return replace(found, confidence=confidence, uncertain=uncertain, next_best=second)
 
 
 def answerer(folder: str | Path):
@@ -118,6 +136,13 @@ def render(answer: Answer) -> list[str]:
         lines = [f"answer: {values}", f"operation: {answer.op}", answer.run.show()]
         lines.append(f"formula: {answer.formula}" + (f"   ({answer.note})" if answer.note else ""))
     lines += [f"  {ref} = {value}   [{path}]" for ref, value, path in answer.cells]
+    if answer.confidence is not None:
+        lines.append(f"confidence: {answer.confidence:.2f}"
+                     + ("  (uncertain: below the model's threshold)" if answer.uncertain else ""))  # fmt: skip
+    if answer.next_best is not None and answer.next_best.run is not None:
+        other = answer.next_best
+        lines.append(f"next best ({other.confidence:.2f}): "
+                     f"{', '.join(_show(v) for v in other.run.answer)}  {other.op}  {other.formula}")  # fmt: skip
     if answer.source != "model":
         lines.append(f"(no trained model used: answered by the {answer.source})")
     else:
@@ -133,6 +158,8 @@ def as_json(answer: Answer) -> dict:
         "cells": [{"ref": ref, "value": value, "headers": path}
                   for ref, value, path in answer.cells],
         "source": answer.source, "model": answer.model or None,
+        "confidence": answer.confidence, "uncertain": answer.uncertain,
+        "next_best": as_json(answer.next_best) if answer.next_best is not None else None,
     }  # fmt: skip
 
 
