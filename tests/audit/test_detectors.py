@@ -152,6 +152,23 @@ def test_typed_number_in_a_column_of_row_totals_left_of_its_rows():
     ]
 
 
+def test_a_total_of_one_cell_makes_no_line_of_totals():
+    from fortap.audit.missing import line_holes
+
+    grid = [
+        ["Item", "Low", "Mid", "High"],
+        ["a", 2, "=AVERAGE(B2,D2)", 4],
+        ["b", 0, 0, 0],  # typed zeros below a block's formula
+        ["c", 6, "=AVERAGE(B4,0)", 8],  # a reference typed over: "totals" B4 alone
+        ["d", 0, 0, 0],
+    ]
+    sc = sheet_context(grid)
+    assert line_holes(sc, numbers(sc)) == []
+    grid[3][2] = "=SUM(A4:B4)"  # a total of two cells does make a column of row totals
+    sc = sheet_context(grid)
+    assert (2, 2) in [h.cell for h in line_holes(sc, numbers(sc))]
+
+
 def test_typed_number_beside_a_total_over_the_rows_below_it():
     from fortap.audit.missing import line_holes
 

@@ -16,7 +16,9 @@ C20), is a hole of that line (`line_holes`, `Hole.line`), its fix the nearest to
 re-anchored to it; likewise in a column of row totals, on either side of its rows (a "Full
 year" column left of its quarters). On TASI's key sheets 44 such numbers beside totals above or
 before their range get a fix giving their value, 39 of them key cells; 159 more beside totals
-below or after it, 98 of them key cells.
+below or after it, 98 of them key cells. A "total" of one cell is none (`=AVERAGE(K9,0)`, a
+block's `=AVERAGE(K9,M9)` with a reference typed over): a column holding one such formula is
+no line of totals, and its typed zeros are no holes of it.
 """
 
 from __future__ import annotations
@@ -100,6 +102,9 @@ def line_holes(sc: SheetContext, typed: set[tuple[int, int]]) -> list[Hole]:
     lines: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (axis, row or col) -> totals
     # a column's total lies on its row's line, a row's on its column's
     for t in totals(sc, after=True):
+        top, left, bottom, right = t.box
+        if top == bottom and left == right:
+            continue  # `=AVERAGE(K9,0)` "totals" one cell: no line of totals holds it
         lines.setdefault((1 - t.axis, t.cell[t.axis]), []).append(t.cell)
     out = []
     for cell in sorted(typed):
