@@ -194,6 +194,7 @@ def test_ask_prints_the_formula_and_gives_it_in_json(tmp_path):
         "answer": [45.0], "operation": "none", "formula": "=E7", "formula_note": "",
         "cells": [{"ref": "E7", "value": "45", "headers": "2016 > Quebec"}],
         "source": "header-overlap rule", "model": None,
+        "confidence": None, "uncertain": False, "next_best": None,  # no reranker: no confidence
     }  # fmt: skip
 
 
