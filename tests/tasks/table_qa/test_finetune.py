@@ -104,3 +104,21 @@ def test_ask_on_a_workbook_sheet(tmp_path):
     assert lines[0] == "answer: 45" and lines[2].startswith("= C4 (")
     found = CliRunner().invoke(app, ["ask", str(path), "quebec 2016?", "--sheet", "Nope"])
     assert found.exit_code != 0 and "no sheet 'Nope'" in found.output
+
+
+def test_the_decoding_of_the_config_is_the_folders_and_its_card_says_so(tmp_path):
+    from dataclasses import asdict
+
+    hitab = write_hitab(tmp_path / "hitab")
+    decoding = ["decoding.unmatched_weight=1.0", "decoding.prefix_weight=1.0",
+                "decoding.op_shapes=true"]  # fmt: skip
+    settings = [s for s in SETTINGS if not s.startswith(("training.steps", "training.save"))]
+    cfg = load_run_config(QARunConfig, overrides=[*settings, "training.steps=2", *decoding])
+    run_finetune([hitab], tmp_path / "run", cfg)
+    folder = tmp_path / "run" / "model"
+    head = json.loads((folder / "model.json").read_text())["head"]
+    assert head["decoding"] == asdict(cfg.decoding)
+    assert TableAnswerer.load(folder).model.decoding == cfg.decoding
+    card = (folder / "README.md").read_text()
+    assert all(f"--set {s}" in card or f"--set {s.replace('true', 'True')}" in card
+               for s in decoding)  # fmt: skip

@@ -3,8 +3,9 @@
     fortap finetune table-qa ../shared/data/hitab -o OUT --set training.steps=2000
 
 Sections: `data` (sequence length, training cap), `encoder`, `optim` and `training` (the
-shared recipe, `fortap.tasks.recipe`; dev checks keep the state best by dev accuracy) and
-`evaluation` (which splits, the saved model).
+shared recipe, `fortap.tasks.recipe`; dev checks keep the state best by dev accuracy),
+`evaluation` (which splits, the saved model) and `decoding` (`decoding.DecodeConfig`: how the
+model's scores become an answer; the saved folder keeps it, so `fortap ask` decodes the same).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Literal
 from fortap.encoding.serialize import SerializeConfig
 from fortap.tasks.recipe import EncoderStart, Optim, Training
 from fortap.tasks.run_config import FINETUNE_SHORTHANDS
+from fortap.tasks.table_qa.decoding import DecodeConfig
 
 DEV_ACCURACY = "eval/qa_accuracy"  # execution accuracy of the dev checks (the kept state's)
 
@@ -61,6 +63,8 @@ class QARunConfig:
         default_factory=lambda: QATraining(steps=2000, dev_checks=4, save_every=100)
     )
     evaluation: QAEvaluation = field(default_factory=QAEvaluation)
+    decoding: DecodeConfig = field(default_factory=DecodeConfig)  # what the saved model decodes
+    # with (its model.json's head.decoding), the dev checks included
 
 
 SHORTHANDS = dict(FINETUNE_SHORTHANDS)  # CLI flag -> config key

@@ -75,7 +75,7 @@ class TableQAFinetune(TaskRun):
         return RunData(usable, (), cfg.evaluation.batch_size, tokenizer.vocab_size, held, note)
 
     def model(self, encoder, data: RunData) -> TableQAModel:
-        return TableQAModel(encoder)
+        return TableQAModel(encoder, self.cfg.decoding)
 
     def collate(self, examples: list[Example]) -> Batch:
         return qa_batch(examples)
