@@ -255,10 +255,11 @@ def check_boosted(folder: Path, tables: Sequence[str | Path] = ()) -> model_fold
     return check_training_set(folder, tables, "booster", partial(file_confusions, booster))
 
 
-def check_training_set(folder: Path, tables: Sequence[str | Path], what: str,
+def check_training_set(folder: Path, tables: Sequence[str | Path], model: str,
                        files_of: FilesOf) -> model_folder.CheckReport:  # fmt: skip
-    """A feature model's folder (boosted, hybrid) scored again by `files_of` on the training
-    sheets its metrics name, against the training-set scores stored at fine-tuning."""
+    """A feature model's folder (boosted, hybrid; `model` names it) scored again by `files_of`
+    on the training sheets its metrics name, against the training-set scores stored at
+    fine-tuning."""
     stored = model_folder.read_metrics(folder)
     if "training_set" not in stored:
         raise FortapError(f"{folder}: its metrics.json has no training-set scores to check against")
@@ -268,7 +269,7 @@ def check_training_set(folder: Path, tables: Sequence[str | Path], what: str,
     data = {s.key: labelled_features(s) for s in sheets}
     now = scores(sum(files_of(sheets, data).values()))
     h = stored["held_out"]
-    what = (f"the stored {what} on its {len(sheets)} training sheets ({now['cells']} cells); "
+    what = (f"the stored {model} on its {len(sheets)} training sheets ({now['cells']} cells); "
             f"its held-out numbers (macro-F1 {h['macro_f1']:.3f}, derived F1 "
             f"{h['derived_f1']:.3f}) need the fits again: the card's command")  # fmt: skip
     names = [f"training-set {m}" for m in CHECKED]

@@ -82,7 +82,6 @@ class TypedSheet:
 def pick_sheet(book: Path, name: str | None) -> Sheet:
     from fortap.sheet.read import read_workbook
 
-    refuse_large(book, name)
     sheets = read_workbook(book).sheets
     if not sheets:
         raise FortapError(f"{book}: no sheet with cells")
@@ -94,7 +93,7 @@ def pick_sheet(book: Path, name: str | None) -> Sheet:
     return found[0]
 
 
-def refuse_large(book: Path, name: str | None) -> None:
+def refuse_from_file(book: Path, name: str | None) -> None:
     """Refuse, before anything is read, the sheet `name` (else the first with cells) when its
     file says it holds more than `MAX_TYPED_CELLS` cells with content (`content_cells`)."""
     counted = content_cells(book)
@@ -226,7 +225,7 @@ def run_cell_types(book: Path, sheet: str | None, model: Path | None, png: Path 
     if png is not None:
         check_file(png, "--png", overwrite, ".png")
     console = console or Console()
-    refuse_large(book, sheet)  # before the model loads: seconds, not a minute
+    refuse_from_file(book, sheet)  # before the model loads: seconds, not a minute
     typer, model_name = load_typer(model)
     typed = type_sheet(book, sheet, typer)
     if as_json:
