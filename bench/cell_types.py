@@ -73,6 +73,8 @@ FOREST = "forest+position"
 X_FOREST, BOOSTED = "extracted forest+pos", "extracted lightgbm"  # on `features`, position in
 BASELINES = ("majority", "forest", FOREST, X_FOREST, BOOSTED)
 TARGETS = {"macro_f1": 0.85, "derived_f1": 0.55}
+# the shipped recipe with the formula-labelled set (issue 55): SAUS's folds and the set's test
+FORMULA_TARGETS = {"saus macro_f1": 0.89, "saus derived_f1": 0.70, "set test derived_f1": 0.85}
 SHIP_TARGETS = {"macro_f1": 0.87, "derived_f1": 0.62}  # a shipped recipe's bar (issue 43)
 
 
@@ -269,6 +271,50 @@ def ship_rows(b: dict, gaps: list[dict]) -> list[dict]:
     return bar_targets(b, gaps, FOREST, SHIP_TARGETS, keys=("macro_f1",))
 
 
+def recipes(specs: str, ship: str) -> tuple[list[dict], list[dict]]:
+    """`--recipes NAME=OUT,...`: boosted runs (`fortap finetune cell-types --set
+    model.kind=boosted --set data.all_folds=true`, OUT/metrics.json) side by side: SAUS's five
+    held-out folds (mean, file-resampling interval) and the formula-labelled set's splits the
+    run scored, each source's share; paired gaps over the first; the targets for `ship`."""
+    runs = dict(part.split("=", 1) for part in specs.split(","))
+    metrics = {n: json.loads((Path(out) / "metrics.json").read_text()) for n, out in runs.items()}
+    folds = {n: dict(enumerate(m["files_by_fold"])) for n, m in metrics.items()}
+    systems = {n: summarise(n, f) for n, f in folds.items()}
+    first = next(iter(runs))
+    print(f"{'recipe':16} {'SAUS macro':>10} {'SAUS derived':>24}  set splits (macro / derived)")
+    rows = []
+    for n, sy in systems.items():
+        sets = {split: {k: v[k] for k in ("macro_f1", "derived_f1", "cells", "interval",
+                                          "by_source")}
+                for split, v in metrics[n].get("formulas", {}).items()}  # fmt: skip
+        gaps = {"saus": gap_row(n, first, systems, folds)} if n != first else {}
+        for split, v in metrics[n].get("formulas", {}).items():
+            base = metrics[first].get("formulas", {}).get(split)
+            if n != first and base:
+                gaps[split] = paired_gap([as_arrays(v["files"])], [as_arrays(base["files"])])
+        rows.append({"recipe": n, "run": runs[n], "saus": sy, "set": sets, "gaps": gaps})
+        d = sy["interval"]["derived_f1"]
+        shown = "; ".join(f"{sp} {v['macro_f1']:.3f} / {v['derived_f1']:.3f} [{v['interval']['derived_f1'][0]:.3f}, "
+                          f"{v['interval']['derived_f1'][1]:.3f}]" for sp, v in sets.items())  # fmt: skip
+        print(f"{n:16} {sy['mean']['macro_f1']:10.3f} {sy['mean']['derived_f1']:8.3f} "
+              f"[{d[0]:.3f}, {d[1]:.3f}]  {shown}")  # fmt: skip
+        for split, g in gaps.items():
+            g = g["derived_f1"]
+            print(f"  {n} - {first}, derived F1 on {split}: {g['gap']:+.3f} [{g['low']:+.3f}, "
+                  f"{g['high']:+.3f}]")  # fmt: skip
+    for split, v in metrics[ship].get("formulas", {}).items():
+        print(f"{ship} on the set's {split}, by source: " + "; ".join(
+            f"{src} {b['share']:.1%} (derived F1 {b['derived_f1']:.3f})" for src, b in v["by_source"].items()))  # fmt: skip
+    chosen, test = systems[ship], metrics[ship].get("formulas", {}).get("test", {})
+    print(f"ratio: {ship} SAUS derived F1 / {first} = "
+          f"{chosen['mean']['derived_f1'] / max(systems[first]['mean']['derived_f1'], 1e-9):.2f}")
+    values = {"saus macro_f1": chosen["mean"]["macro_f1"], "saus derived_f1":
+              chosen["mean"]["derived_f1"], "set test derived_f1": test.get("derived_f1")}  # fmt: skip
+    targets = [{"name": f"{k} ({ship})", "value": values[k], "target": t,
+                "met": values[k] is not None and values[k] >= t} for k, t in FORMULA_TARGETS.items()]  # fmt: skip
+    return rows, targets
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, help="write results and targets here")
@@ -284,7 +330,18 @@ def main(argv: list[str] | None = None) -> int:
                     "the boosted model's choice of that fold (-fx rows)")  # fmt: skip
     ap.add_argument("--cached-only", action="store_true",
                     help="hybrid rows: report the folds cached, compute none")  # fmt: skip
+    ap.add_argument("--recipes", default="", help="NAME=OUT,...: compare these boosted runs "
+                    "(SAUS folds, the formula-labelled set) instead; the first is the baseline")  # fmt: skip
+    ap.add_argument("--ship", default="", help="with --recipes: the run held to the targets "
+                    "(default: the last)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.recipes:
+        rows, targets = recipes(args.recipes, args.ship or args.recipes.split(",")[-1].split("=")[0])
+        for t in targets:
+            print(f"target {t['name']}: {t['value']} vs {t['target']} {'met' if t['met'] else 'NOT met'}")
+        if args.json:
+            args.json.write_text(json.dumps({"results": rows, "targets": targets}, indent=1) + "\n")
+        return 0
     encoders = [e for e in args.hybrid.split(",") if e]
     folds = {**baseline_folds(args.cache, args.refresh, args.jobs)}
     folds = {name: dict(enumerate(per)) for name, per in folds.items()} | run_folds(args.runs)

@@ -33,10 +33,10 @@ from fortap.tasks.table_qa.checkpoint import load_qa_model
 from fortap.tasks.table_qa.decoding import DecodeConfig, QAScores, decode
 from fortap.tasks.table_qa.evaluate import scored
 from fortap.tasks.table_qa.inputs import CUT
-from fortap.tasks.table_qa.predict import head_scores
 from fortap.tasks.table_qa.questions import QuestionBuilder, spread
 from fortap.tasks.table_qa.samples import HitabSet
 from fortap.tasks.table_qa.scoring import score
+from fortap.tasks.table_qa.tune import cache_scores
 from fortap.text.tokenizer import Tokenizer
 from helpers.paths import DATA, REPO, RUNS
 from table_qa_errors import show
@@ -58,18 +58,10 @@ def cache_path(args) -> Path:
 def cache(args) -> None:
     torch.set_num_threads(1)
     model, inputs = load_qa_model(args.model)
-    items = build(args, inputs)
     path, started = cache_path(args), time.perf_counter()
-    found = torch.load(path, weights_only=True) if path.exists() else {}  # resume
-    args.out.mkdir(parents=True, exist_ok=True)
-    todo = [i for i in items if i.sample.id not in found]
-    for start in range(0, len(todo), 160):
-        part = todo[start : start + 160]
-        for item, s in zip(part, head_scores(model, [i.example for i in part]), strict=True):
-            found[item.sample.id] = (s.ops, s.cells)
-        torch.save(found, path)  # after each part: a killed run resumes here
-        print(f"{start + len(part)}/{len(todo)} {time.perf_counter() - started:.0f} s", flush=True)
-    print(f"wrote {cache_path(args)}")
+    cache_scores(model, build(args, inputs), path,  # resumable: saved after each part
+                 lambda done, n: print(f"{done}/{n} {time.perf_counter() - started:.0f} s", flush=True))  # fmt: skip
+    print(f"wrote {path}")
 
 
 def grid() -> dict[str, DecodeConfig]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from bench.cell_types import gap_row, run_folds, summarise
+import numpy as np
+from bench.cell_types import gap_row, recipes, run_folds, summarise
 
 from fortap.tasks.cell_types.metrics import confusion
 
@@ -40,3 +41,35 @@ def test_run_folds_collects_only_finished_runs(tmp_path):
     (tmp_path / "minilm" / "fold-3" / "metrics.json").write_text(json.dumps({"files": PERFECT}))
     (tmp_path / "minilm" / "fold-4" / "training").mkdir(parents=True)  # still training
     assert run_folds(tmp_path) == {"minilm": {3: PERFECT}}
+
+
+def _run(out, folds, formulas=None):
+    out.mkdir()
+    record = {"files_by_fold": folds}
+    if formulas:
+        record["formulas"] = formulas
+    (out / "metrics.json").write_text(json.dumps(record))
+    return out
+
+
+def test_recipes_compare_runs_on_saus_and_the_set_and_hold_the_shipped_one_to_targets(tmp_path):
+    def set_split(files):
+        from fortap.tasks.cell_types.metrics import file_interval, scores
+
+        arrays = {f: np.asarray(c) for f, c in files.items()}
+        s = scores(sum(arrays.values()))
+        return {"macro_f1": s["macro_f1"], "derived_f1": s["derived_f1"], "cells": s["cells"],
+                "interval": file_interval([arrays], 50), "files": files,
+                "by_source": {"src": {"share": 1.0, "derived_f1": s["derived_f1"]}}}  # fmt: skip
+
+    today = _run(tmp_path / "today", [MISSED, MISSED])
+    ship = _run(tmp_path / "ship", [PERFECT, PERFECT], {"test": set_split(PERFECT)})
+    rows, targets = recipes(f"today={today},ship={ship}", "ship")
+    assert [r["recipe"] for r in rows] == ["today", "ship"]
+    assert rows[1]["gaps"]["saus"]["derived_f1"]["gap"] == 1.0  # 1.0 against 0.0, fold by fold
+    assert rows[1]["set"]["test"]["derived_f1"] == 1.0 and not rows[0]["set"]
+    assert {t["name"]: t["met"] for t in targets} == {
+        "saus macro_f1 (ship)": False, "saus derived_f1 (ship)": True,  # two classes absent
+        "set test derived_f1 (ship)": True}  # fmt: skip
+    _, targets = recipes(f"today={today},ship={ship}", "today")  # no test split scored: not met
+    assert not any(t["met"] for t in targets)

@@ -5,6 +5,7 @@ config's refusals."""
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -163,3 +164,44 @@ def test_the_config_refuses_every_fold_for_an_encoder_and_an_encoder_for_the_boo
         load_run_config(CellTypesRunConfig, None, ["model.kind=boosted", "encoder.name=minilm"])
     with pytest.raises(ConfigError, match="model.kind must be encoder or boosted"):
         load_run_config(CellTypesRunConfig, None, ["model.kind=forest"])
+
+
+def test_the_formula_labelled_set_joins_training_and_its_dev_is_scored_by_source(
+    saus, tmp_path, data_dir
+):
+    """`data.formulas=SET`: the set's train tables join every training side (capped per
+    source), its dev split is scored by the saved booster, per source, and the card says how
+    the set was made; check-model still scores the SAUS training cells alone."""
+    set_dir = tmp_path / "set"
+    others = write_real_saus(data_dir, tmp_path / "others", n_files=14)  # 4 files past `saus`
+    with gzip.open(others / "saus.jl.gz", "rt", encoding="utf-8") as fh:
+        lines = [json.loads(line) for line in fh][10:]
+    for split, recs in (("train", lines[:2]), ("dev", lines[2:])):
+        (set_dir / split).mkdir(parents=True)
+        with gzip.open(set_dir / split / "saus.jl.gz", "wt", encoding="utf-8") as fh:
+            for i, rec in enumerate(recs):
+                fh.write(json.dumps({**rec, "source": f"src{i}"}) + "\n")
+    (set_dir / "stats.json").write_text(json.dumps({"sources": {"src0": {}, "src1": {}}}))
+    model, output = finetune(saus, tmp_path / "run", "data.fold=0", f"data.formulas={set_dir}",
+                             "data.formulas_cap=1")  # fmt: skip
+    metrics = json.loads((model / "metrics.json").read_text())
+    assert metrics["formulas_train"]["tables"] == 2  # one table per source: the cap keeps one whole
+    dev = metrics["formulas"]["dev"]
+    assert set(dev["by_source"]) == {"src0", "src1"}
+    assert sum(b["cells"] for b in dev["by_source"].values()) == dev["cells"] > 0
+    assert sum(b["share"] for b in dev["by_source"].values()) == pytest.approx(1.0)
+    assert "test" not in metrics["formulas"]  # scored only with evaluation.formulas_test
+    card = (model / "README.md").read_text()
+    assert f"fortap build-cell-types ING/* -o {set_dir}" in card and "src0, src1" in card
+    assert "formula-labelled dev: macro-F1" in output
+    assert metrics["training_set"]["sheets"] == 8  # SAUS's four training folds, not the set
+    result = CliRunner().invoke(app, ["check-model", str(model), "--tables", str(saus)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_formula_set_is_refused_for_an_encoder_and_test_without_a_set():
+    with pytest.raises(ConfigError, match="data.formulas"):
+        load_run_config(CellTypesRunConfig, None, ["data.formulas=/x"])
+    with pytest.raises(ConfigError, match="formulas_test"):
+        load_run_config(CellTypesRunConfig, None, ["model.kind=boosted",
+                                                   "evaluation.formulas_test=true"])  # fmt: skip

@@ -26,6 +26,15 @@ def test_the_decoded_answer_comes_first_and_programs_cover_the_operations():
     assert len(by) == len(found)  # no program twice
     assert all(len(c.features) == len(FEATURES) for c in found)
     assert {c.features[FEATURES.index("n_candidates")] for c in found} == {float(len(found))}
+    f = dict(zip(FEATURES, diff.features, strict=True))
+    assert f["cue_diff"] == 1.0 and f["cue_fits_op"] == 1.0 and f["cues_unmet"] == 0.0
+    total = dict(zip(FEATURES, by[("sum", frozenset({(2, 1), (3, 1)}))].features, strict=True))
+    assert total["cue_fits_op"] == 0.0 and total["cues_unmet"] == 1.0  # a difference was asked
+    # each candidate against the question's best: a gap of 0 for the best, never below 0
+    for name in ("cell_mean_gap", "overlap_gap", "op_prob_gap", "row_gap", "col_gap"):
+        gaps = [c.features[FEATURES.index(name)] for c in found]
+        assert min(gaps) >= 0.0 and (name in ("row_gap", "col_gap") or min(gaps) == 0.0)
+    assert f["row_gap"] == 0.0  # ontario and quebec both named: their rows match best
 
 
 def test_a_cell_on_another_line_is_no_pair():

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from fortap.tasks.cell_types.boosted_typer import KIND as BOOSTED_KIND
 from fortap.tasks.cell_types.config import FIT_IGNORES, CellTypesRunConfig
 from fortap.tasks.cell_types.feature_models import Labelled, labelled_features
 from fortap.tasks.cell_types.features import FEATURE_NAMES, CellFeatures
+from fortap.tasks.cell_types.formula_set import capped
 from fortap.tasks.cell_types.labels import CELL_TYPES
 from fortap.tasks.cell_types.metrics import confusion, file_interval, scores
 from fortap.tasks.cell_types.saus import SausSheet, read_saus, saus_folder
@@ -76,15 +77,17 @@ def held_out(by_fold: Sequence[Files], folds: Sequence[int], choices: Sequence[d
 
 
 def fit_folds(sheets: Sequence[SausSheet], data: Mapping[str, Labelled], held: Sequence[int],
-              cfg: CellTypesRunConfig, seed: int, console: Console):  # fmt: skip
-    """Each held-out fold typed by a booster fitted on the other folds: ([files per fold],
-    [choice per fold], the last fold's (training sheets, booster, choice))."""
+              cfg: CellTypesRunConfig, seed: int, console: Console,
+              extra: Sequence[SausSheet] = ()):  # fmt: skip
+    """Each held-out fold typed by a booster fitted on the other folds (and `extra`, the
+    formula-labelled set's training tables): ([files per fold], [choice per fold], the last
+    fold's (training sheets, booster, choice))."""
     folds = load_folds(cfg.data.folds)
     by_fold, choices = [], []
     for k in held:
         started = time.perf_counter()
         train, test = fold_sides(sheets, folds, k)
-        booster, choice = fit_chosen(train, data, seed, cfg.training.threads)
+        booster, choice = fit_chosen([*train, *extra], data, seed, cfg.training.threads)
         by_fold.append(file_confusions(booster, test, data))
         choices.append({"setting": choice.setting, "rounds": choice.rounds})
         s = scores(sum(by_fold[-1].values()))
@@ -100,10 +103,13 @@ class BoostedFit:
 
     booster: Any  # lightgbm.Booster (once saved: as the folder holds it)
     choice: Choice  # its setting and rounds
-    train: list[SausSheet]  # the sheets it was fitted on
+    train: list[SausSheet]  # the SAUS sheets it was fitted on (what check-model scores again)
     by_fold: list[Files]  # each held-out fold's file confusions
     choices: list[dict]  # each held-out fold's setting and rounds
     held: list[int]  # the held-out folds
+    formulas: dict = field(default_factory=dict)  # the set's split -> (file confusions,
+    # {file: source})
+    extra: int = 0  # the formula-labelled tables it was also fitted on
 
 
 class BoostedFinetune(TaskRun):
@@ -114,21 +120,31 @@ class BoostedFinetune(TaskRun):
 
     def __init__(self, cfg: CellTypesRunConfig) -> None:
         self.cfg = cfg
+        self.formulas: dict[str, list[SausSheet]] = {}  # the set's sides (`formula_sides`)
 
     def examples(self, paths: Sequence[str | Path], console: Console) -> RunData:
         sheets = read_saus(saus_folder(paths))
-        return RunData(sheets, held={s.key: labelled_features(s) for s in sheets})
+        self.formulas = formula_sides(self.cfg)
+        every = [*sheets, *(s for side in self.formulas.values() for s in side)]
+        if self.formulas:
+            console.print("formula-labelled set: " + ", ".join(
+                f"{k} {len(v)} tables" for k, v in self.formulas.items()))  # fmt: skip
+        return RunData(sheets, held={s.key: labelled_features(s) for s in every})
 
     def fit(self, data: RunData, seed: int, console: Console) -> BoostedFit:
         cfg, sheets = self.cfg, list(data.train)
+        extra = self.formulas.get("train", [])
         folds = len(load_folds(cfg.data.folds))
         held = list(range(folds)) if cfg.data.all_folds else [cfg.data.fold]
         by_fold, choices, (train, booster, choice) = fit_folds(sheets, data.held, held, cfg, seed,
-                                                                console)  # fmt: skip
+                                                                console, extra)  # fmt: skip
         if cfg.data.all_folds:  # the saved booster: a sixth fit, on every sheet
             train = sheets
-            booster, choice = fit_chosen(train, data.held, seed, cfg.training.threads)
-        return BoostedFit(booster, choice, train, by_fold, choices, held)
+            booster, choice = fit_chosen([*train, *extra], data.held, seed, cfg.training.threads)
+        scored = {split: (file_confusions(booster, side, data.held),
+                          {s.file: s.source for s in side})
+                  for split, side in self.formulas.items() if split != "train"}  # fmt: skip
+        return BoostedFit(booster, choice, train, by_fold, choices, held, scored, len(extra))
 
     def save(self, fit: BoostedFit, folder: Path) -> BoostedFit:
         info = {"setting": fit.choice.setting, "rounds": fit.choice.rounds}
@@ -141,22 +157,63 @@ class BoostedFinetune(TaskRun):
     def score(self, predicted: Files, trained: Trained, data: RunData) -> Scored:
         fit, cfg = trained.model, self.cfg
         on_train = {**scores(sum(predicted.values())), "sheets": len(fit.train)}
+        formulas = formula_record(fit, cfg)
         record = run_record("boosted", fit.by_fold, fit.held, fit.choices, cfg,
-                            training_set=on_train)  # fmt: skip
+                            training_set=on_train, **formulas)  # fmt: skip
         keep = ("macro_f1", "derived_f1", "cells", "sheets", "confusion")
         mine = {"kind": "boosted", "folds": cfg.data.folds, "fold": record["fold"],
-                "held_out": record["held_out"], "training_set": {k: on_train[k] for k in keep}}  # fmt: skip
+                "held_out": record["held_out"], "training_set": {k: on_train[k] for k in keep},
+                **{k: {s: {m: v[m] for m in (*CHECKED, "cells", "interval", "by_source")}
+                       for s, v in f.items()} if k == "formulas" else f
+                   for k, f in formulas.items()}}  # fmt: skip
         card = Card("Cell types on SAUS: LightGBM on sheet features",
                     card_lines(trained.folder, record, cfg))  # fmt: skip
         return Scored(record, record, None, mine, card, *held_out_headline(record["held_out"]))
 
     def report(self, out: Path, scored: Scored, console: Console) -> None:
+        for split, v in scored.value.get("formulas", {}).items():
+            console.print(f"formula-labelled {split}: macro-F1 {v['macro_f1']:.3f}, derived F1 "
+                          f"{v['derived_f1']:.3f} ({v['cells']} cells)")  # fmt: skip
         numbers, on_train = scored.value["held_out"], scored.value["training_set"]
         held, iv = numbers["folds"], numbers["interval"]
         console.print(f"held out ({len(held)} fold{'s' * (len(held) > 1)}): macro-F1 "
                       f"{numbers['macro_f1']:.3f} [{iv['macro_f1'][0]:.3f}, {iv['macro_f1'][1]:.3f}], "
                       f"derived F1 {numbers['derived_f1']:.3f}; the saved booster on its "
                       f"{on_train['sheets']} training sheets: macro-F1 {on_train['macro_f1']:.3f}")  # fmt: skip
+
+
+def formula_sides(cfg: CellTypesRunConfig) -> dict[str, list[SausSheet]]:
+    """The formula-labelled set's sides a run reads (none without `data.formulas`): its train
+    split capped per source (`formula_set.capped`), its dev split, and its test split with
+    `evaluation.formulas_test`."""
+    if not cfg.data.formulas:
+        return {}
+    root = Path(cfg.data.formulas)
+    splits = ("train", "dev", "test") if cfg.evaluation.formulas_test else ("train", "dev")
+    sides = {split: read_saus(root / split) for split in splits}
+    sides["train"] = capped(sides["train"], cfg.data.formulas_cap, cfg.training.seed)
+    return sides
+
+
+def formula_record(fit: BoostedFit, cfg: CellTypesRunConfig) -> dict:
+    """`{"formulas": {split: scores, interval, by_source}, "formulas_train": ...}` of a run
+    with the formula-labelled set; {} without it."""
+    if not fit.formulas:
+        return {}
+    out = {}
+    for split, (files, source_of) in fit.formulas.items():
+        pooled = scores(sum(files.values()))
+        by_source = {}
+        for src in sorted(set(source_of.values())):
+            own = scores(sum(c for f, c in files.items() if source_of[f] == src))
+            by_source[src] = {"share": own["cells"] / max(pooled["cells"], 1),
+                              **{m: own[m] for m in (*CHECKED, "cells")}}  # fmt: skip
+        out[split] = {**{m: pooled[m] for m in (*CHECKED, "cells", "per_class")},
+                      "interval": file_interval([files], cfg.evaluation.rounds),
+                      "by_source": by_source, "sources": dict(sorted(source_of.items())),
+                      "files": {f: c.tolist() for f, c in sorted(files.items())}}  # fmt: skip
+    return {"formulas": out, "formulas_train": {"set": cfg.data.formulas, "tables": fit.extra,
+                                                "cap": cfg.data.formulas_cap}}  # fmt: skip
 
 
 def run_record(system: str, by_fold: list, held: Sequence[int], choices: list[dict],
@@ -204,12 +261,36 @@ def card_lines(folder: Path, record: dict, cfg: CellTypesRunConfig) -> list[str]
         f"[{dlo:.3f}, {dhi:.3f}] (mean over folds, 95 % file-resampling intervals; per fold "
         f"{per}).",
         "",
-        f"On its own training cells (what `fortap check-model` scores again): macro-F1 "
+        *formula_lines(record, cfg),
+        f"On its own SAUS training cells (what `fortap check-model` scores again): macro-F1 "
         f"{t['macro_f1']:.3f}, derived F1 {t['derived_f1']:.3f}.",
         "",
         "Use it: `fortap cell-types BOOK [--sheet S] [--json]` (`models/cell-types` when no "
         "`--model` is given).",
     ]  # fmt: skip
+
+
+def formula_lines(record: dict, cfg: CellTypesRunConfig) -> list[str]:
+    """The card's account of the formula-labelled set (none without one): how it was made, what
+    was trained on, and the saved booster's scores on its dev (and test) split by source."""
+    if "formulas" not in record:
+        return []
+    made = record["formulas_train"]
+    stats = Path(made["set"]) / "stats.json"
+    sources = sorted(json.loads(stats.read_text())["sources"]) if stats.is_file() else []
+    lines = [f"Also trained on the formula-labelled set (`{made['set']}`: {made['tables']} tables "
+             f"of its train split, at most {made['cap']:,} labelled cells a source), made by "
+             "`fortap ingest ../shared/data/SOURCE --out ING/SOURCE` for each of "
+             f"{', '.join(sources) or 'its sources'}, then `fortap build-cell-types ING/* -o "
+             f"{made['set']}` (label rules: `docs/cell-types.md`).", ""]  # fmt: skip
+    for split, v in record["formulas"].items():
+        dlo, dhi = v["interval"]["derived_f1"]
+        per = "; ".join(f"{src} {b['share']:.0%} of the cells, derived F1 {b['derived_f1']:.3f}"
+                        for src, b in v["by_source"].items())  # fmt: skip
+        lines += [f"On the set's {split} workbooks (never trained on), values only: macro-F1 "
+                  f"{v['macro_f1']:.3f}, derived F1 {v['derived_f1']:.3f} [{dlo:.3f}, {dhi:.3f}] "
+                  f"({v['cells']:,} cells: {per}).", ""]  # fmt: skip
+    return lines
 
 
 FilesOf = Callable[[Sequence[SausSheet], Mapping[str, Labelled]], Files]  # sheets -> confusions

@@ -11,6 +11,11 @@ weighting) and `evaluation`. Compose with `fortap.tasks.run_config.load_run_conf
     fortap finetune cell-types ../shared/data/saus_ctc -o OUT --set model.kind=hybrid \
         --encoder fortap-small --set data.all_folds=true --threads 2   # the hybrid (hybrid_run)
 
+`data.formulas=SET` (boosted kind) adds the formula-labelled set's train split (`formula_set`,
+at most `data.formulas_cap` cells a source) to every training side; SAUS's folds are held out as
+before, and the saved booster is also scored on the set's dev split (and test, with
+`evaluation.formulas_test`, once for a shipped model).
+
 `model.kind=boosted` fits `boosted` (its settings chosen on the training side, module doc
 there) instead of fine-tuning: it reads no encoder, so of the shared recipe only
 `training.seed` and `training.threads` (LightGBM's threads) apply. With `data.all_folds` it
@@ -59,12 +64,18 @@ class CTData:
     all_folds: bool = False  # train on every fold instead (model.kind=boosted; fold unused)
     folds: str = ""  # folds JSON; "" = the shipped saus_folds.json
     max_seq_len: int = 256  # tokens per window
+    formulas: str = ""  # the formula-labelled set (`fortap build-cell-types` OUT), boosted
+    # kind only: its train split joins every training side, its dev split is scored
+    formulas_cap: int = 15000  # labelled cells a source of that set gives to training (whole
+    # tables); 0: none, the set is only scored
 
     def __post_init__(self) -> None:
         if not 0 <= self.fold < N_FOLDS:
             raise ValueError(f"CTData.fold must lie in 0..{N_FOLDS - 1}, got {self.fold}")
         if self.max_seq_len < 16:
             raise ValueError(f"CTData.max_seq_len must be >= 16, got {self.max_seq_len}")
+        if self.formulas_cap < 0:
+            raise ValueError(f"CTData.formulas_cap must be >= 0, got {self.formulas_cap}")
 
     def serialize(self) -> SerializeConfig:
         """How a window becomes a sequence (saved beside the model as its inputs)."""
@@ -91,6 +102,8 @@ class CTEvaluation:
     batch_size: int = 16  # windows per evaluation batch
     rounds: int = 2000  # resamplings of files for the intervals
     model: str = ""  # `evaluate`: the fine-tuned model folder (a finetune run's OUT/model)
+    formulas_test: bool = False  # also score the formula-labelled set's test split (once, for
+    # the model shipped)
 
     def __post_init__(self) -> None:
         if self.batch_size < 1 or self.rounds < 1:
@@ -118,6 +131,11 @@ class CellTypesRunConfig:
             raise ValueError("encoder.name: a hybrid folder names its frozen encoder, so it must "
                              "be minilm, random or a shipped encoder (models/encoders), got "
                              f"{self.encoder.name!r}")  # fmt: skip
+        if self.data.formulas and self.model.kind != BOOSTED:
+            raise ValueError(f"data.formulas: only model.kind=boosted trains on the "
+                             f"formula-labelled set, got {self.model.kind!r}")  # fmt: skip
+        if self.evaluation.formulas_test and not self.data.formulas:
+            raise ValueError("evaluation.formulas_test: give the set in data.formulas")
         if self.model.kind == BOOSTED and self.encoder != EncoderStart():
             raise ValueError(f"encoder.name: model.kind=boosted reads no encoder, got "
                              f"{self.encoder.name!r}")  # fmt: skip

@@ -9,7 +9,8 @@ values, so a model sees what it sees on SAUS, a CSV export or pasted values.
 Layout of SET/:
 
 - `{train,dev,test}/saus.jl.gz`: the labelled tables of each split; the split is drawn per
-  workbook (`split_of`), and each source named in `ONE_SIDE` goes whole to one split;
+  workbook as the corpus draws it (`split_of`: `corpus.split` over `book_key`, at `SHARES`),
+  and each source named in `ONE_SIDE` goes whole to one split;
 - `parts/SOURCE.jsonl.gz` and `parts/SOURCE.json` (its counts): one per ingest folder, written
   whole then renamed, so a rerun skips the finished sources (resumable);
 - `stats.json`: each source's labelled cells per class and split, and its share of the cells.
@@ -18,22 +19,24 @@ Layout of SET/:
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
+import random
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
+from fortap.corpus.split import SplitConfig, book_key
+from fortap.corpus.split import split_of as split_of_key
 from fortap.errors import FortapError
 from fortap.table.io import read_tables
 from fortap.table.model import Table
-from fortap.tasks.cell_types.labels import CELL_TYPES
+from fortap.tasks.cell_types.labels import CELL_TYPES, NO_LABEL
 from fortap.tasks.cell_types.own_formulas import derives
-from fortap.tasks.cell_types.saus import NUMBER
+from fortap.tasks.cell_types.saus import NUMBER, SausSheet
 
 SPLITS = ("train", "dev", "test")
-SHARES = (0.7, 0.15, 0.15)
+SHARES = SplitConfig(train=0.7, dev=0.15)  # test takes the other 0.15
 ONE_SIDE = {"excel_to_code_2050models": "train"}  # the 2050 models share one structure
 # what `saus_style` and `saus_source` read: the style, and cell_type=2 on a number (.xls's flag)
 FEATURE_NAMES = ("is_bold", "indentation", "h_alignment=0", "h_alignment=2",
@@ -43,11 +46,11 @@ MIN_LABELLED = 6  # a table with fewer labelled cells is left out
 
 
 def split_of(book: str, source: str) -> str:
-    """The split of workbook `book` (a hash of its file name, `SHARES`; `ONE_SIDE` first)."""
+    """The split of workbook `book`: `ONE_SIDE` first, then the corpus's draw over its
+    `book_key` (copies of one workbook, and TASI's numbered books by folder, stay together)."""
     if source in ONE_SIDE:
         return ONE_SIDE[source]
-    u = int(hashlib.sha1(Path(book).name.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-    return SPLITS[0] if u < SHARES[0] else SPLITS[1] if u < SHARES[0] + SHARES[1] else SPLITS[2]
+    return split_of_key(book_key(book), SHARES)
 
 
 def number_text(v: float) -> str:
@@ -155,6 +158,21 @@ def build_formula_set(folders: Sequence[str | Path], out: str | Path) -> dict:
     stats = _stats(sources)
     (out / "stats.json").write_text(json.dumps(stats, indent=1))
     return stats
+
+
+def capped(sheets: Sequence[SausSheet], cap: int, seed: int = 0) -> list[SausSheet]:
+    """Whole tables of each source, in an order drawn by `seed`, until each source holds `cap`
+    labelled cells (the table that passes the cap is kept whole)."""
+    order = list(sheets)
+    random.Random(seed).shuffle(order)
+    used: Counter = Counter()
+    out = []
+    for s in order:
+        if used[s.source] >= cap:
+            continue
+        used[s.source] += sum(label != NO_LABEL for row in s.labels for label in row)
+        out.append(s)
+    return out
 
 
 def _split_file(out: Path, split: str) -> Path:

@@ -66,6 +66,7 @@ class SausSheet:
     features: tuple[tuple[tuple[float, ...], ...], ...]  # (rows, cols, 43)
     feature_names: tuple[str, ...]
     texts: tuple[tuple[str, ...], ...] = ()  # SAUS's `table_array`: each cell's text, stripped
+    source: str = ""  # the formula-labelled set's source (`formula_set`); "" for SAUS itself
 
     @property
     def key(self) -> str:
@@ -169,4 +170,5 @@ def _labelled(rec: dict, path: Path) -> SausSheet:
     sheet = replace(sheet, cells={**sheet.cells, **blank})
     features = tuple(tuple(tuple(map(float, f)) for f in row) for row in rec["feature_array"])
     texts = tuple(tuple(str(t) for t in row) for row in rec["table_array"])
-    return SausSheet(rec["file_name"], sheet, labels, features, tuple(rec["feature_names"]), texts)
+    return SausSheet(rec["file_name"], sheet, labels, features, tuple(rec["feature_names"]), texts,
+                     rec.get("source", ""))  # fmt: skip

@@ -59,13 +59,25 @@ _CUES = {name: re.compile(pattern) for name, pattern in CUES.items()}
 OP_GROUP = {"none": 0, "sum": 1, "average": 2, "diff": 3, "ratio_down": 4, "ratio_up": 4,
             "part_ratio": 4, "opposite": 5, "max": 6, "min": 6, "count": 7, "argmax": 8,
             "argmin": 8, "pair_max": 9, "pair_min": 9}  # fmt: skip
+OP_CUES = {  # operation -> the cue families that call for it
+    "sum": ("sum",), "average": ("average",), "diff": ("diff", "compare"), "opposite": ("diff",),
+    "ratio_down": ("ratio",), "ratio_up": ("ratio",), "part_ratio": ("ratio",),
+    "count": ("count",), "max": ("super",), "min": ("super",), "argmax": ("super",),
+    "argmin": ("super",), "pair_max": ("compare", "super"), "pair_min": ("compare", "super"),
+}  # fmt: skip
+ARITHMETIC_CUES = ("diff", "ratio", "sum", "average", "count", "super", "compare")
 FEATURES = (
     "op", "op_group", "op_logit", "op_prob", "op_rank", "decoded",
     "n_cells", "cell_max", "cell_mean", "cell_min", "rank_best", "rank_worst",
     "unmatched_mean", "prefixed_mean", "overlap_mean", "overlap_min", "header_cells",
     "one_row", "one_col", "text_answer", "log_magnitude", "below_one", "negative",
-    *(f"cue_{name}" for name in CUES), "n_candidates",
+    *(f"cue_{name}" for name in CUES), "cue_fits_op", "cues_unmet",
+    # the table's best-matching row (column) minus the cells' rows (columns), in shared words
+    "row_gap", "col_gap",
+    # against the question's other candidates: best minus own
+    "cell_mean_gap", "overlap_gap", "op_prob_gap", "n_candidates",
 )  # fmt: skip
+RELATIVE = ("cell_mean", "overlap_mean", "op_prob")  # the gaps' columns, in their order
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,9 @@ def candidates(
 
     q_words = words(question)
     cue = cues(question)
+    row_hits = {r: len(q_words & w) for r, w in paths.row_words.items()}
+    col_hits = {c: len(q_words & w) for c, w in paths.col_words.items()}
+    hits = (row_hits, col_hits, max(row_hits.values(), default=0), max(col_hits.values(), default=0))
     seen: set = set()
     found: list[Candidate] = []
     for op, ks, is_decoded in programs:
@@ -143,16 +158,23 @@ def candidates(
         if run is None or not run.answer:
             continue
         found.append(Candidate(op, cells, run, _features(
-            op, ks, is_decoded, run, coords, probs, rank, match, paths, q_words, cue,
+            op, ks, is_decoded, run, coords, probs, rank, match, paths, q_words, cue, hits,
             scores.ops[OPS.index(op)].item(), op_probs[OPS.index(op)],
             op_order.index(OPS.index(op)))))  # fmt: skip
     count = float(len(found))
-    return [Candidate(c.op, c.cells, c.run, (*c.features[:-1], count)) for c in found]
+    cols = [FEATURES.index(name) for name in RELATIVE]
+    best = [max((c.features[k] for c in found), default=0.0) for k in cols]
+    return [Candidate(c.op, c.cells, c.run, (*c.features[: -1 - len(cols)],
+                      *(b - c.features[k] for b, k in zip(best, cols, strict=True)), count))
+            for c in found]  # fmt: skip
 
 
-def _features(op, ks, is_decoded, run, coords, probs, rank, match, paths, q_words, cue,
+def _features(op, ks, is_decoded, run, coords, probs, rank, match, paths, q_words, cue, hits,
               op_logit, op_prob, op_rank) -> tuple[float, ...]:  # fmt: skip
     cells = [coords[k] for k in ks]
+    row_hits, col_hits, best_row, best_col = hits
+    row_gap = sum(best_row - row_hits.get(r, 0) for r, _ in cells) / len(cells)
+    col_gap = sum(best_col - col_hits.get(c, 0) for _, c in cells) / len(cells)
     p = [probs[k] for k in ks]
     overlap = []
     for rc in cells:
@@ -170,5 +192,14 @@ def _features(op, ks, is_decoded, run, coords, probs, rank, match, paths, q_word
         float(len({r for r, _ in cells}) == 1), float(len({c for _, c in cells}) == 1),
         float(not numeric), math.log10(abs(value) + 1e-9) if numeric else 0.0,
         float(numeric and abs(value) < 1), float(numeric and value < 0),
-        *cue, 0.0,
+        *cue, *_cue_fit(op, cue), row_gap, col_gap, 0.0, 0.0, 0.0, 0.0,
     )  # fmt: skip
+
+
+def _cue_fit(op: str, cue: list[float]) -> tuple[float, float]:
+    """Whether a cue of the question calls for `op` (a lookup: whether none calls for an
+    operation), and how many of the question's operation cues `op` leaves unmet."""
+    present = {name for name, v in zip(CUES, cue, strict=True) if v and name in ARITHMETIC_CUES}
+    wanted = set(OP_CUES.get(op, ()))
+    fits = bool(present & wanted) if wanted else not present
+    return float(fits), float(len(present - wanted))
