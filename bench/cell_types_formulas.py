@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from pathlib import Path
@@ -38,6 +37,7 @@ import numpy as np
 from fortap.tasks.cell_types.boosted import fit
 from fortap.tasks.cell_types.feature_models import labelled_features, stack
 from fortap.tasks.cell_types.features import FEATURE_NAMES
+from fortap.tasks.cell_types.formula_set import capped
 from fortap.tasks.cell_types.metrics import file_interval, paired_gap, scores
 from fortap.tasks.cell_types.saus import read_saus
 from fortap.tasks.cell_types.split import fold_sides, load_folds
@@ -50,22 +50,6 @@ ROUNDS = 50
 NEW = {f"{axis}_{n}" for axis in ("col", "row") for n in AGGREGATE_NAMES}
 FEATURES = {"base": [n for n in FEATURE_NAMES if n not in NEW], "aggregates": list(FEATURE_NAMES)}
 TARGETS = {"saus_derived_f1": 0.70, "saus_macro_f1": 0.89, "formulas_test_derived_f1": 0.85}
-
-
-def capped(sheets, data, cap: int, seed: int = 0):
-    """Whole tables of each source, shuffled, until `cap` labelled cells per source."""
-    rng = random.Random(seed)
-    order = list(sheets)
-    rng.shuffle(order)
-    used: dict[str, int] = {}
-    out = []
-    for s in order:
-        src = s.source
-        if used.get(src, 0) >= cap:
-            continue
-        used[src] = used.get(src, 0) + len(data[s.key][1])
-        out.append(s)
-    return out
 
 
 def main() -> int:
@@ -90,21 +74,13 @@ def main() -> int:
         saus = read_saus(SAUS)
         train_f = read_saus(args.set / "train")
         test_f = read_saus(args.set / "test")
-        sources = {}
-        for split in ("train", "test"):
-            with __import__("gzip").open(args.set / split / "saus.jl.gz", "rt") as fh:
-                for line in fh:
-                    rec = json.loads(line)
-                    sources[f"{rec['file_name']}!{rec['table_id']}"] = rec["source"]
-        for s in (*train_f, *test_f):
-            object.__setattr__(s, "source", sources[s.key])
         names = FEATURES[args.features]
         cols = [FEATURE_NAMES.index(n) for n in names]
         data = {}
         for s in (*saus, *train_f, *test_f):
             x, y = labelled_features(s)
             data[s.key] = (x[:, cols], y)
-        train_f = capped(train_f, data, args.cap)
+        train_f = capped(train_f, args.cap)
         print(f"read in {time.time() - t0:.0f}s: SAUS {len(saus)} sheets; set train {len(train_f)} "
               f"tables ({sum(len(data[s.key][1]) for s in train_f)} cells, capped), test "
               f"{len(test_f)} ({sum(len(data[s.key][1]) for s in test_f)} cells)", flush=True)  # fmt: skip

@@ -3,6 +3,7 @@ sample, the choice on dev, the calibration, and test scored once.
 
     .venv/bin/python bench/table_qa_programs.py oracle [--split dev]
     .venv/bin/python bench/table_qa_programs.py fit [--train-most 2000] [--test] [--json PATH]
+    .venv/bin/python bench/table_qa_programs.py score --model FOLDER --test test test_qc
 
 Reads the caches `bench/table_qa_decoding.py cache` writes (`--split train --most N`,
 `--split dev`, `--split test`) under `--cache`. `oracle` prints, per kind of question
@@ -13,7 +14,8 @@ best on dev, prints its per-kind dev accuracy beside the shipped decoding's and 
 breakdown before and after, calibrates its confidence on dev (isotonic), chooses the threshold
 on dev (the lowest keeping dev's answered accuracy at `--answered`), and with `--test` scores
 test and test_qc once for the chosen system. `--save FOLDER` writes the chosen reranker into a
-model folder copy (as `fortap tune table-qa` does).
+model folder copy (as `fortap tune-qa` does, with the test numbers in metrics.json's `rerank`).
+`score` scores the reranker a folder holds on `--test` splits, choosing nothing.
 """
 
 from __future__ import annotations
@@ -35,10 +37,10 @@ from fortap.tasks.table_qa.evaluate import scored
 from fortap.tasks.table_qa.kinds import KINDS, question_kind
 from fortap.tasks.table_qa.operations import OPS
 from fortap.tasks.table_qa.questions import QuestionBuilder, spread
-from fortap.tasks.table_qa.rerank import collect, ece
+from fortap.tasks.table_qa.rerank import Reranker, collect, ece
 from fortap.tasks.table_qa.samples import HitabSet
 from fortap.tasks.table_qa.scoring import score
-from fortap.tasks.table_qa.tune import ANSWERED, GRID, choose, chosen
+from fortap.tasks.table_qa.tune import ANSWERED, GRID, TuneConfig, choose, chosen, rerank_scores
 from fortap.text.tokenizer import Tokenizer
 from helpers.paths import DATA, REPO, RUNS
 from table_qa_errors import show
@@ -133,35 +135,60 @@ def fit(args) -> None:
         {"name": "dev arithmetic", "value": after.get("arithmetic", {}).get("accuracy"), "target": 0.35},
         {"name": "dev superlative", "value": after.get("superlative", {}).get("accuracy"), "target": 0.40},
     ]
-    if args.test:
-        for split in args.test:
-            items, groups, labels = load(args, split)
-            r, t_raw = chosen(reranker, groups, labels)
-            s = score([scored(i, p.run, p.op) for i, p in
-                       zip(items, as_predictions(reranker, groups), strict=True)])  # fmt: skip
-            b = score([scored(i, None if not g or g[0].features[5] != 1.0 else g[0].run)
-                       for i, g in zip(items, groups, strict=True)])  # fmt: skip
-            t_conf = [reranker.confidence(x) for x in t_raw]
-            e, a = ece(t_conf, r), answered(t_conf, r, reranker.threshold)
-            print(f"\n{split}: reranked {s['accuracy']:.3f} [{s['low']:.3f}, {s['high']:.3f}] "
-                  f"(shipped {b['accuracy']:.3f}, x {s['accuracy'] / b['accuracy']:.3f}), n {s['n']}; "
-                  f"ECE {e:.3f}; answered {a}")  # fmt: skip
-            results.append({"split": split, "accuracy": s["accuracy"], "low": s["low"],
-                            "high": s["high"], "shipped": b["accuracy"], "n": s["n"], "ece": e,
-                            **a})  # fmt: skip
-            if split == "test":
-                targets += [
-                    {"name": "test accuracy", "value": s["accuracy"], "target": 0.48},
-                    {"name": "test ECE", "value": e, "target": 0.05, "below": True},
-                    {"name": "test answered accuracy", "value": a["accuracy"], "target": 0.70},
-                ]
+    for split in args.test:
+        row = score_split(args, reranker, split)
+        results.append(row)
+        if split == "test":
+            targets += split_targets(row)
     for t in targets:
         t["met"] = t["value"] is not None and (
             t["value"] <= t["target"] if t.pop("below", False) else t["value"] >= t["target"])
-    if args.save:
-        write_rerank(args.save, reranker)
+    if args.save:  # as `fortap tune-qa` writes it, with the test numbers scored here
+        tested = {f"{r['split']}_{k}": r[k] for r in results if r.get("split") in args.test
+                  for k in ("accuracy", "low", "high", "ece", "answered_coverage",
+                            "answered_accuracy")}  # fmt: skip
+        write_rerank(args.save, reranker, {**rerank_scores(reranker, dev[1:], TuneConfig(
+            args.train_most, args.answered)), **tested})  # fmt: skip
     if args.json:
         write(args.json, results, targets, {"breakdown": causes})
+
+
+def score_split(args, reranker, split: str) -> dict:
+    """The reranker's execution accuracy on `split` [interval] beside the shipped decoding's,
+    its ECE, and its answered share and accuracy at the threshold."""
+    items, groups, labels = load(args, split)
+    r, t_raw = chosen(reranker, groups, labels)
+    s = score([scored(i, p.run, p.op) for i, p in
+               zip(items, as_predictions(reranker, groups), strict=True)])  # fmt: skip
+    b = score([scored(i, None if not g or g[0].features[5] != 1.0 else g[0].run)
+               for i, g in zip(items, groups, strict=True)])  # fmt: skip
+    t_conf = [reranker.confidence(x) for x in t_raw]
+    e, a = ece(t_conf, r), answered(t_conf, r, reranker.threshold)
+    print(f"\n{split}: reranked {s['accuracy']:.3f} [{s['low']:.3f}, {s['high']:.3f}] "
+          f"(shipped {b['accuracy']:.3f}, x {s['accuracy'] / b['accuracy']:.3f}), n {s['n']}; "
+          f"ECE {e:.3f}; answered {a}")  # fmt: skip
+    return {"split": split, "accuracy": s["accuracy"], "low": s["low"], "high": s["high"],
+            "shipped": b["accuracy"], "n": s["n"], "ece": e, "answered_coverage": a["coverage"],
+            "answered_accuracy": a["accuracy"]}  # fmt: skip
+
+
+def split_targets(row: dict) -> list[dict]:
+    return [{"name": "test accuracy", "value": row["accuracy"], "target": 0.48},
+            {"name": "test ECE", "value": row["ece"], "target": 0.05, "below": True},
+            {"name": "test answered accuracy", "value": row["answered_accuracy"], "target": 0.70}]
+
+
+def rescore(args) -> None:
+    """`score`: the reranker a model folder holds (`--model`), on `--test` splits, scoring only
+    (the splits of a model already chosen: a cache finished late, a check)."""
+    meta = model_folder.read_meta(args.model, TASK, tuple(OPS))
+    reranker = Reranker.load(args.model, meta.head["rerank"])
+    results = [score_split(args, reranker, split) for split in args.test]
+    targets = [t for row in results if row["split"] == "test" for t in split_targets(row)]
+    for t in targets:
+        t["met"] = t["value"] <= t["target"] if t.pop("below", False) else t["value"] >= t["target"]
+    if args.json:
+        write(args.json, results, targets)
 
 
 def answered(conf, right, t) -> dict:
@@ -176,7 +203,7 @@ def write(path: Path, results, targets, extra=None) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=("oracle", "fit"))
+    p.add_argument("command", choices=("oracle", "fit", "score"))
     p.add_argument("--data", type=Path, default=DATA / "hitab")
     p.add_argument("--model", type=Path, default=MODEL)
     p.add_argument("--cache", type=Path, default=RUNS / "table_qa")
@@ -190,7 +217,7 @@ def main(argv=None) -> int:
     p.add_argument("--save", type=Path, help="write the chosen reranker into this model folder")
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
-    (oracle if args.command == "oracle" else fit)(args)
+    {"oracle": oracle, "fit": fit, "score": rescore}[args.command](args)
     return 0
 
 

@@ -705,10 +705,10 @@ def tune_qa(
     scores: Annotated[
         Path, typer.Option(help="Where the head's scores are kept (resumable).")
     ] = Path("runs/table_qa"),
-    train_most: Annotated[int, typer.Option(help="Train questions the reranker fits on.")] = 2000,
+    train_most: Annotated[int, typer.Option(help="Train questions the reranker fits on (0: all).")] = 0,
 ) -> None:
     """Fit the table-QA answer reranker on a train sample, choose and calibrate it on dev, and
-    write it into FOLDER (reranker.txt, model.json's head.rerank)."""
+    write it into FOLDER (reranker.txt.gz, model.json's head.rerank)."""
     from fortap.tasks.table_qa.samples import HitabSet
     from fortap.tasks.table_qa.tune import TuneConfig, tune
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from fortap.tasks.table_qa.decoding import DecodeConfig, decode
@@ -61,7 +63,7 @@ def test_the_reranker_learns_the_cue_and_round_trips_as_text(tmp_path):
     assert reranker.ranked(groups[0])[0][0].op == "diff"
     assert reranker.ranked(groups[1])[0][0].op == "none"
     record = reranker.save(tmp_path)
-    assert (tmp_path / record["file"]).read_text().startswith("tree")
+    assert gzip.decompress((tmp_path / record["file"]).read_bytes()).startswith(b"tree")  # text
     back = Reranker.load(tmp_path, record)
     assert back.scores(groups[0]) == pytest.approx(reranker.scores(groups[0]))
 
@@ -134,6 +136,6 @@ def test_tune_writes_the_record_it_chose_into_the_folder(tmp_path):
     record = json.loads((folder / "model.json").read_text())["head"]
     assert record["decoding"] == json.loads((SHIPPED / "model.json").read_text())["head"]["decoding"]
     assert TableAnswerer.load(folder).reranker.record() == record["rerank"]
-    assert (folder / "reranker.txt").is_file()
+    assert (folder / "reranker.txt.gz").is_file()
     assert sorted(p.name for p in (tmp_path / "scores").iterdir()) == [
         "scores-dev-model.pt", "scores-train-24-model.pt"]

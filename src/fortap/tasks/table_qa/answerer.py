@@ -76,9 +76,15 @@ class TableAnswerer:
             write_rerank(folder, self.reranker)
 
 
-def write_rerank(folder: str | Path, reranker: Reranker) -> None:
-    """The reranker into a model folder: its booster file, its record in model.json's head."""
+def write_rerank(folder: str | Path, reranker: Reranker, scores: dict | None = None) -> None:
+    """The reranker into a model folder: its booster file, its record in model.json's head,
+    and with `scores` (its dev accuracy, `dev`, which `fortap check-model` re-scores, and what
+    else was measured) metrics.json's `rerank` record."""
     path = Path(folder) / model_folder.MODEL_JSON
     record = json.loads(path.read_text(encoding="utf-8"))
     record.setdefault("head", {})["rerank"] = reranker.save(folder)
     path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    if scores is not None:
+        metrics = model_folder.read_metrics(folder)
+        metrics["rerank"] = scores
+        model_folder.write_metrics(folder, metrics)

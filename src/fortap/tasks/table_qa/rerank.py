@@ -7,13 +7,14 @@ best-scored candidate. Its confidence is that score mapped by an isotonic calibr
 on dev (`calibration`: breakpoints, read by linear interpolation); below `threshold` an answer
 is shown as uncertain, with the next best candidate beside it.
 
-In a model folder the booster is LightGBM's own text model file (`RERANKER_FILE`, never a
-pickle) and its settings (rounds, leaves, calibration, threshold) sit in model.json's head
+In a model folder the booster is LightGBM's own text model, gzipped (`RERANKER_FILE`, never a
+pickle; a plain `.txt` is read too) and its settings (rounds, leaves, calibration, threshold) sit in model.json's head
 record under `rerank`.
 """
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 
 from fortap.tasks.table_qa.programs import FEATURES, Candidate
 
-RERANKER_FILE = "reranker.txt"
+RERANKER_FILE = "reranker.txt.gz"
 CATEGORICAL = ("op", "op_group")
 
 
@@ -68,7 +69,8 @@ class Reranker:
                 list(self.calibration[1])], "threshold": self.threshold}  # fmt: skip
 
     def save(self, folder: str | Path) -> dict:
-        self.booster.save_model(str(Path(folder) / RERANKER_FILE))
+        text = self.booster.model_to_string()
+        (Path(folder) / RERANKER_FILE).write_bytes(gzip.compress(text.encode(), mtime=0))
         return self.record()
 
     @classmethod
@@ -76,7 +78,9 @@ class Reranker:
         import lightgbm as lgb
 
         path = Path(folder) / record.get("file", RERANKER_FILE)
-        booster = lgb.Booster(model_file=str(path))
+        data = path.read_bytes()
+        text = gzip.decompress(data) if path.suffix == ".gz" else data
+        booster = lgb.Booster(model_str=text.decode())
         if tuple(booster.feature_name()) != FEATURES:
             raise ValueError(f"{path}: the reranker reads features {booster.feature_name()}, "
                              f"this fortap makes {list(FEATURES)}")  # fmt: skip

@@ -21,10 +21,11 @@ from fortap.errors import FortapError
 from fortap.tasks import model_folder
 from fortap.tasks.run import run
 from fortap.tasks.run_config import config_dict
-from fortap.tasks.table_qa.checkpoint import load_qa_model
+from fortap.tasks.table_qa.checkpoint import TASK, load_qa_model
 from fortap.tasks.table_qa.config import QAEvaluation, QARunConfig
 from fortap.tasks.table_qa.evaluate import evaluate_splits, model_rows, write_outputs
 from fortap.tasks.table_qa.finetune import TableQAFinetune, hitab_of
+from fortap.tasks.table_qa.operations import OPS
 from fortap.tasks.table_qa.questions import QuestionBuilder, spread
 from fortap.text.tokenizer import Tokenizer
 
@@ -48,9 +49,34 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     cfg = QARunConfig(evaluation=QAEvaluation(model=str(folder), splits=("dev",)))
     with tempfile.TemporaryDirectory() as out:
         now = run_evaluate(data, out, cfg, Console(quiet=True))["dev"]["model"]
-    name = "dev execution accuracy"
-    return model_folder.CheckReport.of({name: dev["accuracy"]}, {name: now["accuracy"]},
-                                       [name])  # fmt: skip
+    was, found = {DECODED: dev["accuracy"]}, {DECODED: now["accuracy"]}
+    if "rerank" in stored:  # the answers `fortap ask` gives: the reranked programs
+        was[RERANKED] = stored["rerank"]["dev"]
+        found[RERANKED] = reranked_accuracy(folder, dev_items(folder, data))
+    return model_folder.CheckReport.of(was, found, list(was))
+
+
+DECODED, RERANKED = "dev execution accuracy", "dev execution accuracy, reranked"
+
+
+def dev_items(folder: Path, data, most: int = 0) -> list:
+    """The dev questions (`most` of them spread over the file; 0: all) as the folder reads them."""
+    inputs = model_folder.read_meta(folder, TASK, tuple(OPS)).inputs
+    hitab = hitab_of(data)
+    return QuestionBuilder(hitab, Tokenizer(), inputs).build(spread(hitab.samples("dev"), most),
+                                                             "dev").items  # fmt: skip
+
+
+def reranked_accuracy(folder: Path, items) -> float:
+    """The execution accuracy of the folder's reranked answers (`TableAnswerer`) on `items`."""
+    from fortap.tasks.table_qa.answerer import TableAnswerer
+    from fortap.tasks.table_qa.rerank import collect
+    from fortap.tasks.table_qa.tune import cache_scores, chosen
+
+    answerer = TableAnswerer.load(folder)
+    scores = cache_scores(answerer.model, items, None)
+    right, _ = chosen(answerer.reranker, *collect(items, scores, answerer.model.decoding))
+    return sum(right) / max(len(right), 1)
 
 
 CHECK_SAMPLE = 400  # dev questions the quick check re-scores, spread over the file (`spread`)
@@ -62,13 +88,14 @@ def check_sample(folder: Path, tables: Sequence[str | Path] = ()) -> tuple[str, 
     torch.set_flush_denormal(True)
     stored = model_folder.read_metrics(folder)
     data = list(tables) or [model_folder.data_path(stored["data"])]
-    model, inputs = load_qa_model(folder)
-    hitab = hitab_of(data)
-    builder = QuestionBuilder(hitab, Tokenizer(), inputs)
-    items = builder.build(spread(hitab.samples("dev"), CHECK_SAMPLE), "dev").items
+    model, _ = load_qa_model(folder)
+    items = dev_items(folder, data, CHECK_SAMPLE)
     rows = model_rows(model, items)
     what = f"{len(items)} dev questions spread over the file"
-    return what, {"dev execution accuracy": sum(r.right for r in rows) / max(len(rows), 1)}
+    found = {DECODED: sum(r.right for r in rows) / max(len(rows), 1)}
+    if model_folder.read_meta(folder, TASK, tuple(OPS)).head.get("rerank"):
+        found[RERANKED] = reranked_accuracy(folder, items)
+    return what, found
 
 
 def run_evaluate(

@@ -6,7 +6,7 @@ The head's scores of each question are computed once and kept (`scores_path`, re
 Each reranker of `GRID` is fitted on the train sample; the one with the best dev execution
 accuracy is kept (ties: the earlier); its top scores on dev are calibrated (`rerank.isotonic`)
 and its threshold is the lowest confidence whose answered dev questions are right at least
-`answered` of the time (`choose_threshold`). The folder then holds `reranker.txt` and
+`answered` of the time (`choose_threshold`). The folder then holds `reranker.txt.gz` and
 model.json's `head.rerank` record.
 """
 
@@ -22,14 +22,15 @@ from fortap.tasks.table_qa.predict import head_scores
 from fortap.tasks.table_qa.questions import QuestionBuilder, spread
 from fortap.tasks.table_qa.rerank import RerankConfig, Reranker, collect, fit_reranker, isotonic
 
-GRID = tuple(RerankConfig(rounds=r, leaves=n, objective=o) for o in ("binary", "lambdarank")
-             for r in (150, 400) for n in (15, 31))  # fmt: skip
+GRID = (*(RerankConfig(rounds=r, leaves=n) for r in (150, 400) for n in (15, 31)),
+        *(RerankConfig(rounds=r, leaves=n, objective="lambdarank")
+          for r in (150, 400, 800) for n in (15, 31, 63)))  # fmt: skip
 ANSWERED = 0.75  # dev accuracy of the answers given at the threshold
 
 
 @dataclass(frozen=True)
 class TuneConfig:
-    train_most: int = 2000  # train questions fitted on, spread over the file
+    train_most: int = 0  # train questions fitted on, spread over the file (0: all)
     answered: float = ANSWERED
 
 
@@ -37,16 +38,19 @@ def scores_path(out: Path, split: str, most: int = 0) -> Path:
     return out / f"scores-{split}{f'-{most}' if most else ''}-model.pt"
 
 
-def cache_scores(model, items, path: Path, progress=None) -> dict:
-    """{sample id: (op logits, cell logits)} of every item, read back where already kept."""
-    found = torch.load(path, weights_only=True) if path.exists() else {}  # our own; not a pickle
+def cache_scores(model, items, path: Path | None, progress=None) -> dict:
+    """{sample id: (op logits, cell logits)} of every item, read back where already kept at
+    `path` (None: computed, kept nowhere)."""
+    found = torch.load(path, weights_only=True) if path and path.exists() else {}  # our own
     todo = [i for i in items if i.sample.id not in found]
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(todo), 160):
         part = todo[start : start + 160]
         for item, s in zip(part, head_scores(model, [i.example for i in part]), strict=True):
             found[item.sample.id] = (s.ops, s.cells)
-        torch.save(found, path)
+        if path:
+            torch.save(found, path)
         if progress:
             progress(start + len(part), len(todo))
     return found
@@ -109,5 +113,16 @@ def tune(folder: Path, hitab, out: Path, cfg: TuneConfig, log=print) -> tuple[Re
                               lambda d, n, s=split: log(f"{s} head scores {d}/{n}"))  # fmt: skip
         found[split] = collect(items, cached, answerer.model.decoding)
     reranker, rows = choose(found["train"], found["dev"], GRID, cfg.answered, log)
-    write_rerank(folder, reranker)
+    write_rerank(folder, reranker, rerank_scores(reranker, found["dev"], cfg))
     return reranker, rows
+
+
+def rerank_scores(reranker: Reranker, dev, cfg: TuneConfig) -> dict:
+    """metrics.json's `rerank` record: the chosen reranker's dev accuracy (what `fortap
+    check-model` re-scores), its answered share and accuracy at the threshold, how it was
+    fitted."""
+    right, raw = chosen(reranker, *dev)
+    kept = [r for r, x in zip(right, raw, strict=True) if reranker.confidence(x) >= reranker.threshold]
+    return {"dev": sum(right) / max(len(right), 1), "dev_coverage": len(kept) / max(len(right), 1),
+            "dev_answered_accuracy": sum(kept) / max(len(kept), 1),
+            "train_most": cfg.train_most, "answered": cfg.answered}  # fmt: skip
