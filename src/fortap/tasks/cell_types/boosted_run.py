@@ -166,8 +166,8 @@ class BoostedFinetune(TaskRun):
                 **{k: {s: {m: v[m] for m in (*CHECKED, "cells", "interval", "by_source")}
                        for s, v in f.items()} if k == "formulas" else f
                    for k, f in formulas.items()}}  # fmt: skip
-        card = Card("Cell types on SAUS: LightGBM on sheet features",
-                    card_lines(trained.folder, record, cfg))  # fmt: skip
+        title = "Cell types on SAUS" + (" and workbooks' own formulas" if formulas else "")
+        card = Card(f"{title}: LightGBM on sheet features", card_lines(trained.folder, record, cfg))
         return Scored(record, record, None, mine, card, *held_out_headline(record["held_out"]))
 
     def report(self, out: Path, scored: Scored, console: Console) -> None:
