@@ -48,7 +48,7 @@ from table_qa_errors import show
 MODEL = REPO / "models" / "table-qa"
 
 
-def load(args, split: str, most: int = 0):
+def load(args, split: str, most: int = 0, strict: bool = False):
     meta = model_folder.read_meta(args.model, TASK, tuple(OPS))
     hitab = HitabSet(args.data)
     builder = QuestionBuilder(hitab, Tokenizer(), meta.inputs)
@@ -57,7 +57,7 @@ def load(args, split: str, most: int = 0):
     cached = torch.load(args.cache / name, weights_only=True)  # our own cache; never a pickle
     items = [i for i in items if i.sample.id in cached]
     cfg = DecodeConfig.of(meta.head.get("decoding", {}))
-    groups, labels = collect(items, cached, cfg)
+    groups, labels = collect(items, cached, cfg, strict)
     return items, groups, labels
 
 
@@ -104,7 +104,7 @@ def as_predictions(reranker, groups) -> list[Prediction]:
 
 
 def fit(args) -> None:
-    train = load(args, "train", args.train_most)
+    train = load(args, "train", args.train_most, args.strict_labels)
     dev = load(args, "dev")
     print(f"train {len(train[0])} questions, dev {len(dev[0])}")
     grid = [c for c in GRID if c.objective in args.objective]
@@ -148,7 +148,7 @@ def fit(args) -> None:
                   for k in ("accuracy", "low", "high", "ece", "answered_coverage",
                             "answered_accuracy")}  # fmt: skip
         write_rerank(args.save, reranker, {**rerank_scores(reranker, dev[1:], TuneConfig(
-            args.train_most, args.answered)), **tested})  # fmt: skip
+            args.train_most, args.answered, args.strict_labels)), **tested})  # fmt: skip
     if args.json:
         write(args.json, results, targets, {"breakdown": causes})
 
@@ -211,6 +211,8 @@ def main(argv=None) -> int:
     p.add_argument("--train-most", type=int, default=2000)
     p.add_argument("--answered", type=float, default=ANSWERED, help="dev accuracy the threshold keeps")
     p.add_argument("--breakdown", action="store_true")
+    p.add_argument("--strict-labels", action="store_true",
+                   help="train labels: right only with HiTab's labelled operation (rerank.intended)")
     p.add_argument("--objective", nargs="+", default=["binary", "lambdarank"],
                    help="the grid's LightGBM objectives tried")
     p.add_argument("--test", nargs="*", default=[], help="score these files once (test test_qc)")

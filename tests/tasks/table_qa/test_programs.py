@@ -139,3 +139,12 @@ def test_tune_writes_the_record_it_chose_into_the_folder(tmp_path):
     assert (folder / "reranker.txt.gz").is_file()
     assert sorted(p.name for p in (tmp_path / "scores").iterdir()) == [
         "scores-dev-model.pt", "scores-train-24-model.pt"]
+
+
+def test_intended_programs_follow_hitabs_operation_family():
+    from fortap.tasks.table_qa.rerank import intended
+
+    assert intended("none", "none") and intended("ratio_up", "ratio_down")
+    assert intended("argmax", "pair_max") and intended("pair_min", "argmin")  # which is larger
+    assert not intended("max", "none")  # a group's max that equals a looked-up gold
+    assert not intended("sum", "diff") and intended("sum", None)  # no label: any

@@ -141,9 +141,24 @@ def ece(confidence: Sequence[float], right: Sequence[bool], bins: int = 10) -> f
     return float(total)
 
 
-def collect(items, cached: dict, cfg) -> tuple[list[list[Candidate]], list[list[bool]]]:
+WHICH = {"argmax", "argmin", "pair_max", "pair_min"}  # "which is larger": one family
+
+
+def intended(op: str, target: str | None) -> bool:
+    """Whether a program of `op` does what HiTab's labelled operation `target` does (its
+    `OP_GROUP`; the argmax and pair families count as one; no label: any)."""
+    from fortap.tasks.table_qa.programs import OP_GROUP
+
+    if target is None:
+        return True
+    return OP_GROUP[op] == OP_GROUP[target] or {op, target} <= WHICH
+
+
+def collect(items, cached: dict, cfg, strict: bool = False) -> tuple[list[list[Candidate]], list[list[bool]]]:
     """Each item's candidates (`programs.candidates` over its cached head scores, `cached`:
-    sample id -> (op logits, cell logits)) and whether each one's answer matches the gold."""
+    sample id -> (op logits, cell logits)) and whether each one's answer matches the gold;
+    `strict` (training labels): and its operation is the one HiTab labels (`intended`), so
+    a group's max that happens to equal a looked-up gold is not taught as right."""
     from fortap.tasks.table_qa.decoding import QAScores
     from fortap.tasks.table_qa.matching import answers_match
     from fortap.tasks.table_qa.programs import candidates
@@ -152,5 +167,6 @@ def collect(items, cached: dict, cfg) -> tuple[list[list[Candidate]], list[list[
     for item in items:
         cands = candidates(QAScores(*cached[item.sample.id]), item.example, item.paths, cfg)
         groups.append(cands)
-        labels.append([answers_match(c.run.answer, item.sample.answer) for c in cands])
+        labels.append([answers_match(c.run.answer, item.sample.answer)
+                       and (not strict or intended(c.op, item.target.op)) for c in cands])  # fmt: skip
     return groups, labels

@@ -32,6 +32,7 @@ ANSWERED = 0.75  # dev accuracy of the answers given at the threshold
 class TuneConfig:
     train_most: int = 0  # train questions fitted on, spread over the file (0: all)
     answered: float = ANSWERED
+    strict_labels: bool = False  # train labels: right only with HiTab's operation (`intended`)
 
 
 def scores_path(out: Path, split: str, most: int = 0) -> Path:
@@ -111,7 +112,8 @@ def tune(folder: Path, hitab, out: Path, cfg: TuneConfig, log=print) -> tuple[Re
         items = builder.build(spread(hitab.samples(split), most), split).items
         cached = cache_scores(answerer.model, items, scores_path(out, split, most),
                               lambda d, n, s=split: log(f"{s} head scores {d}/{n}"))  # fmt: skip
-        found[split] = collect(items, cached, answerer.model.decoding)
+        found[split] = collect(items, cached, answerer.model.decoding,
+                               cfg.strict_labels and split == "train")  # fmt: skip
     reranker, rows = choose(found["train"], found["dev"], GRID, cfg.answered, log)
     write_rerank(folder, reranker, rerank_scores(reranker, found["dev"], cfg))
     return reranker, rows
@@ -125,4 +127,5 @@ def rerank_scores(reranker: Reranker, dev, cfg: TuneConfig) -> dict:
     kept = [r for r, x in zip(right, raw, strict=True) if reranker.confidence(x) >= reranker.threshold]
     return {"dev": sum(right) / max(len(right), 1), "dev_coverage": len(kept) / max(len(right), 1),
             "dev_answered_accuracy": sum(kept) / max(len(kept), 1),
-            "train_most": cfg.train_most, "answered": cfg.answered}  # fmt: skip
+            "train_most": cfg.train_most, "answered": cfg.answered,
+            "strict_labels": cfg.strict_labels}  # fmt: skip
