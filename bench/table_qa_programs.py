@@ -140,9 +140,7 @@ def fit(args) -> None:
         results.append(row)
         if split == "test":
             targets += split_targets(row)
-    for t in targets:
-        t["met"] = t["value"] is not None and (
-            t["value"] <= t["target"] if t.pop("below", False) else t["value"] >= t["target"])
+    judge(targets)
     if args.save:  # as `fortap tune-qa` writes it, with the test numbers scored here
         tested = {f"{r['split']}_{k}": r[k] for r in results if r.get("split") in args.test
                   for k in ("accuracy", "low", "high", "ece", "answered_coverage",
@@ -178,6 +176,13 @@ def split_targets(row: dict) -> list[dict]:
             {"name": "test answered accuracy", "value": row["answered_accuracy"], "target": 0.70}]
 
 
+def judge(targets: list[dict]) -> None:
+    """Each target's `met`: its value at least the target (at most, for a `below` one)."""
+    for t in targets:
+        t["met"] = t["value"] is not None and (
+            t["value"] <= t["target"] if t.pop("below", False) else t["value"] >= t["target"])
+
+
 def rescore(args) -> None:
     """`score`: the reranker a model folder holds (`--model`), on `--test` splits, scoring only
     (the splits of a model already chosen: a cache finished late, a check)."""
@@ -185,8 +190,7 @@ def rescore(args) -> None:
     reranker = Reranker.load(args.model, meta.head["rerank"])
     results = [score_split(args, reranker, split) for split in args.test]
     targets = [t for row in results if row["split"] == "test" for t in split_targets(row)]
-    for t in targets:
-        t["met"] = t["value"] <= t["target"] if t.pop("below", False) else t["value"] >= t["target"]
+    judge(targets)
     if args.json:
         write(args.json, results, targets)
 

@@ -21,6 +21,7 @@ from fortap.errors import FortapError
 from fortap.tasks import model_folder
 from fortap.tasks.run import run
 from fortap.tasks.run_config import config_dict
+from fortap.tasks.table_qa.answerer import TableAnswerer
 from fortap.tasks.table_qa.checkpoint import TASK, load_qa_model
 from fortap.tasks.table_qa.config import QAEvaluation, QARunConfig
 from fortap.tasks.table_qa.evaluate import evaluate_splits, model_rows, write_outputs
@@ -52,7 +53,7 @@ def check_folder(folder: Path, tables: Sequence[str | Path] = ()) -> model_folde
     was, found = {DECODED: dev["accuracy"]}, {DECODED: now["accuracy"]}
     if "rerank" in stored:  # the answers `fortap ask` gives: the reranked programs
         was[RERANKED] = stored["rerank"]["dev"]
-        found[RERANKED] = reranked_accuracy(folder, dev_items(folder, data))
+        found[RERANKED] = reranked_accuracy(TableAnswerer.load(folder), dev_items(folder, data))
     return model_folder.CheckReport.of(was, found, list(was))
 
 
@@ -67,13 +68,11 @@ def dev_items(folder: Path, data, most: int = 0) -> list:
                                                              "dev").items  # fmt: skip
 
 
-def reranked_accuracy(folder: Path, items) -> float:
-    """The execution accuracy of the folder's reranked answers (`TableAnswerer`) on `items`."""
-    from fortap.tasks.table_qa.answerer import TableAnswerer
+def reranked_accuracy(answerer, items) -> float:
+    """The execution accuracy of a `TableAnswerer`'s reranked answers on `items`."""
     from fortap.tasks.table_qa.rerank import collect
     from fortap.tasks.table_qa.tune import cache_scores, chosen
 
-    answerer = TableAnswerer.load(folder)
     scores = cache_scores(answerer.model, items, None)
     right, _ = chosen(answerer.reranker, *collect(items, scores, answerer.model.decoding))
     return sum(right) / max(len(right), 1)
@@ -88,13 +87,13 @@ def check_sample(folder: Path, tables: Sequence[str | Path] = ()) -> tuple[str, 
     torch.set_flush_denormal(True)
     stored = model_folder.read_metrics(folder)
     data = list(tables) or [model_folder.data_path(stored["data"])]
-    model, _ = load_qa_model(folder)
+    answerer = TableAnswerer.load(folder)  # the model once, its reranker where it has one
     items = dev_items(folder, data, CHECK_SAMPLE)
-    rows = model_rows(model, items)
+    rows = model_rows(answerer.model, items)
     what = f"{len(items)} dev questions spread over the file"
     found = {DECODED: sum(r.right for r in rows) / max(len(rows), 1)}
-    if model_folder.read_meta(folder, TASK, tuple(OPS)).head.get("rerank"):
-        found[RERANKED] = reranked_accuracy(folder, items)
+    if answerer.reranker is not None:
+        found[RERANKED] = reranked_accuracy(answerer, items)
     return what, found
 
 
