@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import threading
-import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -41,6 +39,7 @@ from tests.service.serve_books import (  # noqa: E402
     orders_bytes,
     typed_total_bytes,
 )
+from tests.threaded_server import threaded_server  # noqa: E402
 
 CHROMIUM = Path(os.environ.get("FORTAP_CHROMIUM", "/usr/bin/chromium"))
 pytestmark = pytest.mark.skipif(
@@ -51,23 +50,12 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def served():
     """The app under uvicorn in a thread, on a free 127.0.0.1 port: (its URL, the app)."""
-    import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = create_app(ServeConfig(port=port, quiet=True), auditor=PAGE_AUDITOR)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start in 20 s"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    def app_of(port: int):
+        return create_app(ServeConfig(port=port, quiet=True), auditor=PAGE_AUDITOR)
+
+    with threaded_server(app_of) as (port, app):
+        yield f"http://127.0.0.1:{port}", app
 
 
 @pytest.fixture(scope="module")
